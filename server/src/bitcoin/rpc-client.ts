@@ -1,0 +1,227 @@
+import { readFile } from 'node:fs/promises';
+import { Semaphore } from '../lib/semaphore.ts';
+
+/**
+ * Typed JSON-RPC client for a Bitcoin node (Bitcoin Core / Knots interface).
+ *
+ * Why it looks like this:
+ * - The node's HTTP server has a bounded work queue (default 16); flooding it
+ *   answers HTTP 503 "Work queue depth exceeded". A semaphore keeps our own
+ *   concurrency below that bound, and a 503 that slips through is retried with
+ *   backoff because the node did not execute the call.
+ * - RPC_IN_WARMUP (-28) is likewise "not executed yet", so it is retried.
+ * - Every other failure is surfaced as a typed error carrying the node's code
+ *   and message verbatim: the node's reject reason must reach the user.
+ */
+
+export type RpcAuth =
+  | { kind: 'cookie'; cookieFile: string }
+  | { kind: 'userpass'; user: string; password: string };
+
+export interface RpcClientOptions {
+  url: string;
+  auth: RpcAuth;
+  timeoutMs: number;
+  /** Concurrent HTTP requests in flight; keep below the node's -rpcworkqueue. */
+  maxConcurrency: number;
+  /** Retries for 503 and warm-up (-28) answers. */
+  maxRetries?: number;
+  /** First backoff delay in ms; doubles on every retry. */
+  retryBaseMs?: number;
+}
+
+/** An error answered by the node itself (it understood and refused the call). */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly method: string;
+  constructor(method: string, code: number, message: string) {
+    super(message);
+    this.name = 'RpcError';
+    this.code = code;
+    this.method = method;
+  }
+}
+
+/** The node could not be asked: down, unreachable, too slow, or bad credentials. */
+export class RpcTransportError extends Error {
+  readonly kind: 'unreachable' | 'timeout' | 'http';
+  readonly method: string;
+  readonly status: number | undefined;
+  constructor(method: string, kind: 'unreachable' | 'timeout' | 'http', message: string, status?: number) {
+    super(message);
+    this.name = 'RpcTransportError';
+    this.kind = kind;
+    this.method = method;
+    this.status = status;
+  }
+}
+
+/** Error codes from Bitcoin Core's src/rpc/protocol.h that callers branch on. */
+export const RpcCode = {
+  MISC_ERROR: -1,
+  TYPE_ERROR: -3,
+  INVALID_ADDRESS_OR_KEY: -5,
+  INVALID_PARAMETER: -8,
+  DESERIALIZATION_ERROR: -22,
+  VERIFY_ERROR: -25,
+  VERIFY_REJECTED: -26,
+  VERIFY_ALREADY_IN_CHAIN: -27,
+  IN_WARMUP: -28,
+  METHOD_NOT_FOUND: -32601,
+} as const;
+
+export interface RpcCall {
+  method: string;
+  params?: unknown[];
+}
+
+export type RpcBatchItem<T> = { ok: true; result: T } | { ok: false; error: RpcError };
+
+export interface RpcClient {
+  call<T>(method: string, params?: unknown[]): Promise<T>;
+  /** One HTTP round trip for many calls; each answer succeeds or fails on its own. */
+  batch<T>(calls: RpcCall[]): Promise<RpcBatchItem<T>[]>;
+  /** The same node, addressed at one of its wallets (/wallet/<name>). */
+  wallet(name: string): RpcClient;
+}
+
+interface JsonRpcReply {
+  result?: unknown;
+  error?: { code: number; message: string } | null;
+  id?: unknown;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createRpcClient(options: RpcClientOptions): RpcClient {
+  const shared = {
+    semaphore: new Semaphore(options.maxConcurrency),
+    authHeader: undefined as string | undefined,
+  };
+  return makeClient(options, options.url.replace(/\/+$/, ''), shared);
+}
+
+function makeClient(
+  options: RpcClientOptions,
+  url: string,
+  shared: { semaphore: Semaphore; authHeader: string | undefined },
+): RpcClient {
+  const maxRetries = options.maxRetries ?? 5;
+  const retryBaseMs = options.retryBaseMs ?? 50;
+  let nextId = 0;
+
+  async function authorization(refresh: boolean): Promise<string> {
+    if (shared.authHeader && !refresh) return shared.authHeader;
+    let credentials: string;
+    if (options.auth.kind === 'userpass') {
+      credentials = `${options.auth.user}:${options.auth.password}`;
+    } else {
+      // The cookie is rewritten on every node start, so it is re-read after a 401.
+      credentials = (await readFile(options.auth.cookieFile, 'utf8')).trim();
+    }
+    shared.authHeader = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    return shared.authHeader;
+  }
+
+  /** One HTTP exchange. Returns the parsed body, or throws a transport error. */
+  async function post(label: string, body: string): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      let text: string;
+      await shared.semaphore.acquire();
+      try {
+        let auth: string;
+        try {
+          auth = await authorization(attempt > 0 && shared.authHeader === undefined);
+        } catch (error) {
+          throw new RpcTransportError(label, 'unreachable', `Cannot read the node's RPC cookie: ${(error as Error).message}`);
+        }
+        try {
+          response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: auth },
+            body,
+            signal: AbortSignal.timeout(options.timeoutMs),
+          });
+          text = await response.text();
+        } catch (error) {
+          const err = error as Error;
+          if (err.name === 'TimeoutError' || err.name === 'AbortError') {
+            throw new RpcTransportError(label, 'timeout', `The Bitcoin node did not answer ${label} within ${options.timeoutMs} ms`);
+          }
+          throw new RpcTransportError(label, 'unreachable', `The Bitcoin node is unreachable (${describeCause(err)})`);
+        }
+      } finally {
+        shared.semaphore.release();
+      }
+
+      if (response.status === 401 && options.auth.kind === 'cookie' && attempt === 0) {
+        shared.authHeader = undefined; // node restarted with a new cookie
+        continue;
+      }
+      if (response.status === 503 && attempt < maxRetries) {
+        await sleep(retryBaseMs * 2 ** attempt);
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new RpcTransportError(label, 'http', `The Bitcoin node answered HTTP ${response.status}: ${text.slice(0, 200) || response.statusText}`, response.status);
+      }
+      return parsed;
+    }
+  }
+
+  function toResult<T>(method: string, reply: JsonRpcReply): RpcBatchItem<T> {
+    if (reply.error) return { ok: false, error: new RpcError(method, reply.error.code, reply.error.message) };
+    return { ok: true, result: reply.result as T };
+  }
+
+  const client: RpcClient = {
+    async call<T>(method: string, params: unknown[] = []): Promise<T> {
+      for (let attempt = 0; ; attempt++) {
+        const reply = (await post(method, JSON.stringify({ jsonrpc: '1.0', id: nextId++, method, params }))) as JsonRpcReply;
+        const item = toResult<T>(method, reply);
+        if (item.ok) return item.result;
+        if (item.error.code === RpcCode.IN_WARMUP && attempt < maxRetries) {
+          await sleep(retryBaseMs * 2 ** attempt);
+          continue;
+        }
+        throw item.error;
+      }
+    },
+
+    async batch<T>(calls: RpcCall[]): Promise<RpcBatchItem<T>[]> {
+      if (calls.length === 0) return [];
+      const firstId = nextId;
+      nextId += calls.length;
+      const body = JSON.stringify(calls.map((c, i) => ({ jsonrpc: '1.0', id: firstId + i, method: c.method, params: c.params ?? [] })));
+      const replies = await post(`batch of ${calls.length}`, body);
+      if (!Array.isArray(replies)) {
+        const single = replies as JsonRpcReply;
+        const err = single.error ?? { code: RpcCode.MISC_ERROR, message: 'Malformed batch reply' };
+        throw new RpcError('batch', err.code, err.message);
+      }
+      // The node may answer a batch in any order; match by id.
+      const byId = new Map<unknown, JsonRpcReply>();
+      for (const reply of replies as JsonRpcReply[]) byId.set(reply.id, reply);
+      return calls.map((c, i) => {
+        const reply = byId.get(firstId + i);
+        if (!reply) return { ok: false, error: new RpcError(c.method, RpcCode.MISC_ERROR, 'Missing reply in batch') };
+        return toResult<T>(c.method, reply);
+      });
+    },
+
+    wallet(name: string): RpcClient {
+      const base = url.replace(/\/wallet\/[^/]*$/, '');
+      return makeClient(options, `${base}/wallet/${encodeURIComponent(name)}`, shared);
+    },
+  };
+  return client;
+}
+
+function describeCause(error: Error): string {
+  const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? error.message;
+}
