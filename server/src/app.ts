@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyError, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { AuditWriter } from './audit/audit-writer.ts';
+import { registerAuditHooks } from './audit/audit.hooks.ts';
+import type { RpcClient } from './bitcoin/rpc-client.ts';
+import type { Database } from './db/database.ts';
+import { ApiError } from './http/errors.ts';
+import type { Clock } from './lib/clock.ts';
+import type { MarketRateSource } from './modules/pricing/market-rate.ts';
+import type { SettingsStore } from './modules/settings/settings.store.ts';
+import { statusRoutes } from './modules/status/status.routes.ts';
+import { createStatusService } from './modules/status/status.service.ts';
+import { submissionRoutes } from './modules/submission/submission.routes.ts';
+import { createSubmissionService } from './modules/submission/submission.service.ts';
+
+export interface AppDeps {
+  db: Database;
+  rpc: RpcClient;
+  clock: Clock;
+  market: MarketRateSource;
+  settings: SettingsStore;
+  audit: AuditWriter;
+  /** The node's network, already checked against its chain at start-up. */
+  network: string;
+  options: {
+    rateLimit: { max: number; windowMs: number };
+    trustProxy: boolean | string[];
+    auditPayloadMaxChars: number;
+    webDistDir?: string;
+    logger?: FastifyServerOptions['logger'];
+    version?: string;
+  };
+}
+
+/** Builds the HTTP application. Never listens and never reads the environment (DESIGN.md, convention 3). */
+export async function buildApp(deps: AppDeps) {
+  const { options } = deps;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    trustProxy: options.trustProxy,
+    // Refuse unknown fields rather than silently dropping them (no mass assignment).
+    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) return reply.status(error.statusCode).send({ status: 'error', message: error.message, ...error.extra });
+    if (error.validation) return reply.status(400).send({ status: 'error', message: validationMessage(error) });
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.status(413).send({ status: 'error', message: 'The request body is too large.' });
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.status(error.statusCode).send({ status: 'error', message: error.message });
+    }
+    // The details go to the log; a stranger gets no stack trace.
+    request.log.error({ err: error }, 'Unhandled error');
+    return reply.status(500).send({ status: 'error', message: 'Something went wrong on the server.' });
+  });
+
+  registerAuditHooks(app, deps.audit, options.auditPayloadMaxChars);
+  app.addHook('onClose', async () => deps.audit.close());
+
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      status: 'error',
+      message: `Too many requests. Please retry in ${Math.ceil(context.ttl / 1000)} seconds.`,
+    }),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Direct Transaction Submission Portal API',
+        description: "Submit large or non-standard Bitcoin transactions, singly or as a package, straight into a mining pool's mempool.",
+        version: options.version ?? '0.1.0',
+      },
+      tags: [{ name: 'public', description: 'Open to everyone, rate limited per IP' }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/swagger-ui' });
+
+  const submission = createSubmissionService({ ...deps, log: app.log });
+  const status = createStatusService(deps);
+  const limit = { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs };
+  await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });
+  await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
+
+  await registerWebApp(app, options.webDistDir);
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;
+
+/** Serves the built web app, answering deep links with index.html (history routing). */
+async function registerWebApp(app: App, distDir: string | undefined): Promise<void> {
+  const hasWeb = distDir !== undefined && existsSync(path.join(distDir, 'index.html'));
+  if (hasWeb) await app.register(fastifyStatic, { root: distDir, wildcard: false });
+  app.setNotFoundHandler((request, reply) => {
+    const backend = /^\/(rest-api|swagger-ui|mempool)(\/|$)/.test(request.url);
+    if (hasWeb && request.method === 'GET' && !backend) return reply.type('text/html').sendFile('index.html');
+    return reply.status(404).send({ status: 'error', message: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` });
+  });
+}
+
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (first?.keyword === 'additionalProperties') {
+    const field = (first.params as { additionalProperty?: string }).additionalProperty;
+    return `Unknown field '${field}' in the ${error.validationContext ?? 'request'}.`;
+  }
+  return error.message;
+}

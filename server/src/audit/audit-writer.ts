@@ -1,0 +1,121 @@
+import type { Queryable } from '../db/database.ts';
+import type { Logger } from '../lib/logger.ts';
+
+/**
+ * The audit trail is written off the request path: a request enqueues its row
+ * and answers; rows are inserted in batches. An audit write therefore never
+ * makes a request fail or wait. Rows that could not be written stay queued and
+ * are retried; close() drains the queue so a graceful shutdown loses none.
+ */
+
+export interface AuditRow {
+  ipAddress: string;
+  endpoint: string;
+  httpMethod: string;
+  clientCode: string | null;
+  requestAt: Date;
+  requestPayload: string | null;
+  responsePayload: string | null;
+  responseTimeMs: number;
+  errorMessage: string | null;
+  sourceType: 'Internal' | 'External';
+  isSuccess: boolean;
+}
+
+export interface AuditWriter {
+  push(row: AuditRow): void;
+  /** Write everything queued now. Resolves when the queue is empty or a write failed. */
+  flush(): Promise<void>;
+  /** Stop the timer and drain the queue, retrying for up to `timeoutMs`. */
+  close(timeoutMs?: number): Promise<void>;
+  stats(): { queued: number; written: number; dropped: number; failedWrites: number };
+}
+
+export interface AuditWriterOptions {
+  flushIntervalMs?: number;
+  batchSize?: number;
+  /** Beyond this many queued rows the oldest are dropped (and counted) rather than exhausting memory. */
+  maxQueued?: number;
+}
+
+const COLUMNS = [
+  'ip_address', 'endpoint', 'http_method', 'client_code', 'request_at', 'request_payload',
+  'response_payload', 'response_time_ms', 'error_message', 'source_type', 'is_success',
+] as const;
+
+function values(row: AuditRow): unknown[] {
+  return [row.ipAddress, row.endpoint, row.httpMethod, row.clientCode, row.requestAt, row.requestPayload,
+    row.responsePayload, row.responseTimeMs, row.errorMessage, row.sourceType, row.isSuccess];
+}
+
+export function createAuditWriter(db: Queryable, log: Logger, options: AuditWriterOptions = {}): AuditWriter {
+  const flushIntervalMs = options.flushIntervalMs ?? 200;
+  const batchSize = options.batchSize ?? 500;
+  const maxQueued = options.maxQueued ?? 200_000;
+  let queue: AuditRow[] = [];
+  let written = 0;
+  let dropped = 0;
+  let failedWrites = 0;
+  let flushing: Promise<void> | undefined;
+  let closed = false;
+
+  async function writeBatch(batch: AuditRow[]): Promise<void> {
+    const placeholders = batch.map((_, r) => `(${COLUMNS.map((_c, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`);
+    await db.query(`INSERT INTO audit_logs (${COLUMNS.join(', ')}) VALUES ${placeholders.join(', ')}`, batch.flatMap(values));
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, batchSize);
+      try {
+        await writeBatch(batch);
+      } catch (error) {
+        failedWrites++;
+        log.warn({ err: error, queued: queue.length }, 'Audit write failed; rows stay queued');
+        return;
+      }
+      queue = queue.slice(batch.length);
+      written += batch.length;
+    }
+  }
+
+  function flush(): Promise<void> {
+    flushing ??= drain().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  }
+
+  const timer = setInterval(() => void flush(), flushIntervalMs);
+  timer.unref();
+
+  return {
+    push(row) {
+      if (closed) log.warn({ endpoint: row.endpoint }, 'Audit row after close; writing it anyway');
+      queue.push(row);
+      if (queue.length > maxQueued) {
+        const excess = queue.length - maxQueued;
+        queue = queue.slice(excess);
+        dropped += excess;
+        log.error({ dropped: excess }, 'Audit queue full; oldest rows dropped');
+      }
+      if (queue.length >= batchSize) void flush();
+    },
+    flush,
+    async close(timeoutMs = 10_000) {
+      closed = true;
+      clearInterval(timer);
+      const deadline = Date.now() + timeoutMs;
+      while (queue.length > 0 || flushing) {
+        await flush();
+        if (queue.length === 0) break;
+        if (Date.now() > deadline) {
+          log.error({ lost: queue.length }, 'Audit rows could not be written before shutdown');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    stats: () => ({ queued: queue.length, written, dropped, failedWrites }),
+  };
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuditWriter } from './audit-writer.ts';
+import { auditPayload, truncateString } from './audit-payload.ts';
+
+/**
+ * Every /rest-api request lands in the audit trail. Hooks sit on the root
+ * instance so that requests refused before routing (bad JSON, too large, rate
+ * limited) are recorded too.
+ */
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auditStartedAt?: bigint;
+    auditResponse?: string;
+  }
+}
+
+/** The portal's own web app marks its calls; staff calls carry a token. Anything else is External. */
+export const PORTAL_CLIENT_HEADER = 'x-portal-client';
+
+function sourceType(request: FastifyRequest): 'Internal' | 'External' {
+  return request.headers[PORTAL_CLIENT_HEADER] === 'web' || request.headers.authorization ? 'Internal' : 'External';
+}
+
+function clientCode(request: FastifyRequest): string | null {
+  const fromBody = (request.body as { client_code?: unknown } | undefined)?.client_code;
+  const fromQuery = (request.query as { client_code?: unknown } | undefined)?.client_code;
+  const code = typeof fromBody === 'string' ? fromBody : typeof fromQuery === 'string' ? fromQuery : null;
+  return code && code.trim() !== '' ? code.trim().slice(0, 64) : null;
+}
+
+function errorMessage(statusCode: number, payload: string | undefined): string | null {
+  if (statusCode < 400 && !payload?.startsWith('{"status":"error"')) return null;
+  try {
+    const parsed = JSON.parse(payload ?? '') as { message?: unknown };
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // not JSON: fall through to the status code
+  }
+  return `HTTP ${statusCode}`;
+}
+
+export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, maxChars: number): void {
+  const audited = (request: FastifyRequest) => request.url.startsWith('/rest-api/');
+
+  app.addHook('onRequest', async (request) => {
+    if (audited(request)) request.auditStartedAt = process.hrtime.bigint();
+  });
+
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.auditStartedAt !== undefined && typeof payload === 'string') request.auditResponse = payload;
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.auditStartedAt === undefined) return;
+    const elapsedMs = Number(process.hrtime.bigint() - request.auditStartedAt) / 1e6;
+    const error = errorMessage(reply.statusCode, request.auditResponse);
+    writer.push({
+      ipAddress: request.ip,
+      endpoint: request.url.split('?')[0]!.slice(0, 512),
+      httpMethod: request.method,
+      clientCode: clientCode(request),
+      requestAt: new Date(Date.now() - elapsedMs),
+      requestPayload: auditPayload(request.body ?? (Object.keys(request.query as object).length ? request.query : undefined), maxChars),
+      responsePayload: request.auditResponse === undefined ? null : truncateString(request.auditResponse, maxChars),
+      responseTimeMs: elapsedMs,
+      errorMessage: error,
+      sourceType: sourceType(request),
+      isSuccess: error === null,
+    });
+  });
+}

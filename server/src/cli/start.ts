@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { ConfigError, parseConfig } from '../config/config.ts';
+import { startRuntime } from '../runtime.ts';
+
+/** `npm start`: the whole product with embedded defaults, or the configured node and database. */
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+const log = (message: string) => console.log(`[portal] ${message}`);
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env, { repoRoot });
+  const runtime = await startRuntime(config, log);
+  await runtime.app.listen({ port: config.port, host: config.host });
+
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  log(`network: ${runtime.network}; database: ${config.database.kind}; node: ${config.node.kind === 'embedded' ? `embedded regtest (${runtime.node?.rpcUrl})` : 'external'}`);
+  log(`web app:     ${base}/`);
+  log(`API:         ${base}/rest-api/getinfo`);
+  log(`API docs:    ${base}/swagger-ui`);
+  if (runtime.network === 'regtest') log('try:         npm run -s demo:tx   (prints a transaction to paste)');
+  log('Ctrl+C stops the server and the node.');
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping…`);
+    runtime.stop().then(
+      () => {
+        log('stopped cleanly');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('[portal] start-up failed:', error);
+  process.exit(1);
+});

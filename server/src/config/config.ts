@@ -1,0 +1,182 @@
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Configuration is parsed once at start-up from one schema (DESIGN.md,
+ * convention 2). Nothing else reads process.env. Every problem is reported at
+ * once so an operator fixes them in one go instead of one restart per typo.
+ */
+
+export const NETWORKS = ['mainnet', 'testnet', 'testnet4', 'signet', 'regtest'] as const;
+export type Network = (typeof NETWORKS)[number];
+
+const Port = (fallback: number, description: string) =>
+  Type.Integer({ minimum: 1, maximum: 65535, default: fallback, description });
+
+const EnvSchema = Type.Object({
+  PORT: Port(8080, 'HTTP port of the portal'),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address the portal listens on' }),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Directory for the embedded database and the regtest node (default .data)' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'A Postgres server instead of the embedded PGlite database' })),
+  BITCOIN_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'RPC URL of your own node; then no node is downloaded or started' })),
+  BITCOIN_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  BITCOIN_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
+  BITCOIN_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  BITCOIN_NETWORK: Type.Optional(Type.Union(NETWORKS.map((n) => Type.Literal(n)))),
+  BITCOIND: Type.Optional(Type.String({ minLength: 1, description: 'A local bitcoind binary to launch instead of the downloaded one' })),
+  BITCOIN_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
+  BITCOIN_RPC_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
+  REGTEST_RPC_PORT: Port(18543, 'RPC port of the embedded regtest node'),
+  REGTEST_P2P_PORT: Port(18544, 'P2P port of the embedded regtest node'),
+  REGTEST_ZMQ_PORT: Port(18545, 'ZMQ port of the embedded regtest node'),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  TRUST_PROXY: Type.String({ default: 'false', description: "'false', 'true', or a comma-separated list of proxy addresses/CIDRs" }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  AUDIT_PAYLOAD_MAX_CHARS: Type.Integer({ minimum: 256, maximum: 1_000_000, default: 4096 }),
+  NODE_ENV: Type.Optional(Type.String()),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+export type NodeConfig =
+  | {
+      kind: 'external';
+      rpcUrl: string;
+      auth: { kind: 'cookie'; cookieFile: string } | { kind: 'userpass'; user: string; password: string };
+    }
+  | {
+      kind: 'embedded';
+      bitcoindPath: string | undefined;
+      cacheDir: string;
+      datadir: string;
+      rpcPort: number;
+      p2pPort: number;
+      zmqPort: number;
+    };
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
+  node: NodeConfig;
+  network: Network | undefined;
+  rpc: { timeoutMs: number; concurrency: number };
+  rateLimit: { max: number; windowMs: number };
+  trustProxy: boolean | string[];
+  logLevel: string;
+  auditPayloadMaxChars: number;
+  production: boolean;
+  webDistDir: string;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface ConfigContext {
+  /** Repository root: defaults for data and cache directories live under it. */
+  repoRoot: string;
+}
+
+export function parseConfig(rawEnv: Record<string, string | undefined>, context: ConfigContext): AppConfig {
+  // Only our own keys are read, and an empty string counts as unset.
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = rawEnv[key];
+    if (value !== undefined && value.trim() !== '') picked[key] = value.trim();
+  }
+  const withDefaults = Value.Convert(EnvSchema, Value.Default(EnvSchema, picked));
+  const problems = schemaProblems(withDefaults);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const env = withDefaults as Env;
+
+  const hasUser = env.BITCOIN_RPC_USER !== undefined || env.BITCOIN_RPC_PASSWORD !== undefined;
+  if (env.BITCOIN_RPC_URL) {
+    if (env.BITCOIN_RPC_COOKIE_FILE && hasUser) problems.push('Set BITCOIN_RPC_COOKIE_FILE or BITCOIN_RPC_USER/BITCOIN_RPC_PASSWORD, not both');
+    if (!env.BITCOIN_RPC_COOKIE_FILE && !(env.BITCOIN_RPC_USER && env.BITCOIN_RPC_PASSWORD)) {
+      problems.push('BITCOIN_RPC_URL needs BITCOIN_RPC_COOKIE_FILE, or both BITCOIN_RPC_USER and BITCOIN_RPC_PASSWORD');
+    }
+    if (env.BITCOIND) problems.push('BITCOIND launches a local node and cannot be combined with BITCOIN_RPC_URL');
+  } else {
+    if (env.BITCOIN_RPC_COOKIE_FILE || hasUser) problems.push('BITCOIN_RPC_COOKIE_FILE/USER/PASSWORD need BITCOIN_RPC_URL');
+    if (env.BITCOIN_NETWORK && env.BITCOIN_NETWORK !== 'regtest') {
+      problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
+    }
+  }
+  const ports = [env.PORT, env.REGTEST_RPC_PORT, env.REGTEST_P2P_PORT, env.REGTEST_ZMQ_PORT];
+  if (!env.BITCOIN_RPC_URL && new Set(ports).size !== ports.length) {
+    problems.push('PORT, REGTEST_RPC_PORT, REGTEST_P2P_PORT and REGTEST_ZMQ_PORT must all differ');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataDir = path.resolve(context.repoRoot, env.DATA_DIR ?? '.data');
+  const node: NodeConfig = env.BITCOIN_RPC_URL
+    ? {
+        kind: 'external',
+        rpcUrl: env.BITCOIN_RPC_URL,
+        auth: env.BITCOIN_RPC_COOKIE_FILE
+          ? { kind: 'cookie', cookieFile: env.BITCOIN_RPC_COOKIE_FILE }
+          : { kind: 'userpass', user: env.BITCOIN_RPC_USER!, password: env.BITCOIN_RPC_PASSWORD! },
+      }
+    : {
+        kind: 'embedded',
+        bitcoindPath: env.BITCOIND,
+        cacheDir: path.resolve(context.repoRoot, '.cache/bitcoin-knots'),
+        datadir: path.join(dataDir, 'bitcoind'),
+        rpcPort: env.REGTEST_RPC_PORT,
+        p2pPort: env.REGTEST_P2P_PORT,
+        zmqPort: env.REGTEST_ZMQ_PORT,
+      };
+
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    dataDir,
+    database: env.DATABASE_URL ? { kind: 'postgres', url: env.DATABASE_URL } : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
+    node,
+    network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
+    rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
+    rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    logLevel: env.LOG_LEVEL,
+    auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,
+    production: env.NODE_ENV === 'production',
+    webDistDir: path.resolve(context.repoRoot, 'web/dist'),
+  };
+}
+
+function parseTrustProxy(value: string): boolean | string[] {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** One readable line per offending variable, rather than TypeBox's per-branch noise. */
+function schemaProblems(value: unknown): string[] {
+  const byKey = new Map<string, string>();
+  for (const error of Value.Errors(EnvSchema, value)) {
+    const key = error.instancePath.replace(/^\//, '');
+    if (byKey.has(key)) continue;
+    const schema = (EnvSchema.properties as Record<string, unknown>)[key] as { anyOf?: Array<{ const: string }> } | undefined;
+    const allowed = schema?.anyOf?.map((s) => s.const);
+    const got = (value as Record<string, unknown>)[key];
+    byKey.set(key, allowed ? `${key} must be one of ${allowed.join(', ')} (got '${String(got)}')` : `${key} ${error.message} (got '${String(got)}')`);
+  }
+  return [...byKey.values()];
+}
+
+/** The documented settings, for the README's configuration reference. */
+export function describeSettings(): Array<{ name: string; default: unknown; description: string }> {
+  return Object.entries(EnvSchema.properties).map(([name, schema]) => {
+    const s = schema as { default?: unknown; description?: string };
+    return { name, default: s.default, description: s.description ?? '' };
+  });
+}

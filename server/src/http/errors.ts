@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import { RpcError, RpcTransportError } from '../bitcoin/rpc-client.ts';
+
+/** Every error the API answers has this shape: the web app shows `message` as it is. */
+export const ErrorResponse = Type.Object(
+  { status: Type.Literal('error'), message: Type.String() },
+  { additionalProperties: true },
+);
+
+/** An expected failure with a message fit for the user. Anything else becomes a generic 500. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly extra: Record<string, unknown> | undefined;
+  constructor(statusCode: number, message: string, extra?: Record<string, unknown>) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+    this.extra = extra;
+  }
+}
+
+export const NODE_UNAVAILABLE_MESSAGE = 'The mining node is not reachable right now. Please try again shortly.';
+
+/** Maps a node failure to what the user may see: the node's own reason, or a plain "unavailable". */
+export function nodeFailure(error: unknown): ApiError {
+  if (error instanceof RpcTransportError) return new ApiError(503, NODE_UNAVAILABLE_MESSAGE);
+  if (error instanceof RpcError) return new ApiError(422, error.message);
+  throw error;
+}

@@ -1,0 +1,6 @@
+/** The clock is an injected side effect, so tests can pin "now" (DESIGN.md, convention 3). */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

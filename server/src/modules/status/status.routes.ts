@@ -1,0 +1,19 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorResponse } from '../../http/errors.ts';
+import { StatusQuery, StatusResponse } from './status.schemas.ts';
+import type { StatusService } from './status.service.ts';
+
+export const statusRoutes: FastifyPluginAsyncTypebox<{ service: StatusService; rateLimit: { max: number; timeWindow: number } }> = async (
+  app,
+  { service, rateLimit },
+) => {
+  app.get('/status-check', {
+    config: { rateLimit },
+    schema: {
+      tags: ['public'],
+      summary: 'Where a transaction is: in the mempool, mined, or gone',
+      querystring: StatusQuery,
+      response: { 200: StatusResponse, 400: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
+    },
+  }, (request) => service.check(request.query.tx_id));
+};

@@ -1,0 +1,146 @@
+import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
+import { btcToSats } from '../../bitcoin/amounts.ts';
+import { decodeTxHex, type DecodedTx } from '../../bitcoin/tx-codec.ts';
+import type { AncestorPackage } from '../pricing/fee-math.ts';
+
+/**
+ * Works out what each transaction pays, from the outputs it spends:
+ * - confirmed coins from the UTXO set (gettxout without the mempool, so a coin
+ *   already spent by a transaction this one replaces still counts: RBF);
+ * - outputs of unconfirmed parents in the node's mempool (their raw hex, not
+ *   verbose JSON);
+ * - outputs of earlier transactions in the same package.
+ * It also collects the mempool ancestors a single submission would be mined
+ * with, for child-pays-for-parent pricing.
+ *
+ * The node is asked in batches: one round trip for all coins, one more only
+ * when some inputs spend unconfirmed parents.
+ */
+
+export interface Outpoint {
+  txid: string;
+  vout: number;
+}
+
+export interface PricedTx {
+  tx: DecodedTx;
+  /** Total fee in sats, or undefined when some spent output is unknown to the node. */
+  fee: number | undefined;
+  missingInputs: Outpoint[];
+  /** Mempool transactions this one depends on, directly or not (not package members). */
+  mempoolAncestors: AncestorPackage[];
+}
+
+interface TxOutReply {
+  value: number;
+}
+
+interface MempoolEntryReply {
+  vsize: number;
+  fees: { base: number };
+}
+
+const BATCH_SIZE = 1_000;
+
+async function batchInChunks<T>(rpc: RpcClient, calls: RpcCall[]) {
+  const out = [];
+  for (let i = 0; i < calls.length; i += BATCH_SIZE) out.push(...(await rpc.batch<T>(calls.slice(i, i + BATCH_SIZE))));
+  return out;
+}
+
+const key = (o: Outpoint) => `${o.txid}:${o.vout}`;
+
+export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promise<PricedTx[]> {
+  const inPackage = new Map(txs.map((t) => [t.txid, t]));
+  const values = new Map<string, number>();
+
+  // Round trip 1: every outside coin against the UTXO set.
+  const outside: Outpoint[] = [];
+  const seen = new Set<string>();
+  for (const tx of txs) {
+    for (const input of tx.inputs) {
+      const parent = inPackage.get(input.txid);
+      if (parent) {
+        const output = parent.outputs[input.vout];
+        if (output) values.set(key(input), output.value);
+        continue;
+      }
+      const k = key(input);
+      if (!seen.has(k)) {
+        seen.add(k);
+        outside.push({ txid: input.txid, vout: input.vout });
+      }
+    }
+  }
+  const coins = await batchInChunks<TxOutReply | null>(rpc, outside.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
+  const unresolvedParents = new Set<string>();
+  outside.forEach((o, i) => {
+    const reply = coins[i];
+    if (reply?.ok && reply.result) values.set(key(o), btcToSats(reply.result.value));
+    else unresolvedParents.add(o.txid);
+  });
+
+  // Round trip 2: parents that may be unconfirmed, with their mempool ancestry.
+  const parents = [...unresolvedParents];
+  const entries = new Map<string, AncestorPackage>();
+  const ancestorsOf = new Map<string, string[]>();
+  if (parents.length > 0) {
+    const calls = parents.flatMap((p) => [
+      { method: 'getmempoolentry', params: [p] },
+      { method: 'getrawtransaction', params: [p, 0] },
+      { method: 'getmempoolancestors', params: [p, false] },
+    ]);
+    const replies = await batchInChunks<unknown>(rpc, calls);
+    parents.forEach((p, i) => {
+      const entry = replies[i * 3];
+      const raw = replies[i * 3 + 1];
+      const ancestors = replies[i * 3 + 2];
+      // Only a parent that is in the mempool right now can lend its outputs.
+      if (!entry?.ok || !raw?.ok || !ancestors?.ok) return;
+      entries.set(p, toPackage(entry.result as MempoolEntryReply));
+      ancestorsOf.set(p, ancestors.result as string[]);
+      const parentTx = decodeTxHex(raw.result as string);
+      parentTx.outputs.forEach((output, vout) => {
+        const k = key({ txid: p, vout });
+        if (seen.has(k)) values.set(k, output.value);
+      });
+    });
+    // Round trip 3, rare: ancestors further up that are not direct parents.
+    const further = [...new Set([...ancestorsOf.values()].flat())].filter((id) => !entries.has(id));
+    const replies3 = await batchInChunks<MempoolEntryReply>(rpc, further.map((id) => ({ method: 'getmempoolentry', params: [id] })));
+    further.forEach((id, i) => {
+      const reply = replies3[i];
+      if (reply?.ok) entries.set(id, toPackage(reply.result));
+    });
+  }
+
+  return txs.map((tx) => {
+    const missingInputs: Outpoint[] = [];
+    let inputSum = 0;
+    const ancestorIds = new Set<string>();
+    for (const input of tx.inputs) {
+      const value = values.get(key(input));
+      if (value === undefined) missingInputs.push({ txid: input.txid, vout: input.vout });
+      else inputSum += value;
+      if (entries.has(input.txid) && !inPackage.has(input.txid)) {
+        ancestorIds.add(input.txid);
+        for (const id of ancestorsOf.get(input.txid) ?? []) ancestorIds.add(id);
+      }
+    }
+    const outputSum = tx.outputs.reduce((sum, o) => sum + o.value, 0);
+    const mempoolAncestors = [...ancestorIds].flatMap((id) => {
+      const entry = entries.get(id);
+      return entry ? [entry] : [];
+    });
+    return {
+      tx,
+      fee: missingInputs.length === 0 ? inputSum - outputSum : undefined,
+      missingInputs,
+      mempoolAncestors,
+    };
+  });
+}
+
+function toPackage(entry: MempoolEntryReply): AncestorPackage {
+  return { feeSats: btcToSats(entry.fees.base), vsize: entry.vsize };
+}

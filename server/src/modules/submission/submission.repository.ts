@@ -1,0 +1,97 @@
+import type { Queryable } from '../../db/database.ts';
+
+/** Rows the public submission flow writes. Everything else about them belongs to the staff modules. */
+
+export interface NewSubmission {
+  txid: string;
+  wtxid: string;
+  txHex: string;
+  clientCode: string | null;
+  discountCodeId: number | null;
+  size: number;
+  vsize: number;
+  weight: number;
+  fee: number;
+  feeRate: number;
+  functionalRate: number;
+  marketRate: number;
+  thresholdRate: number;
+  multiplier: number;
+}
+
+export async function isRecordedSubmission(db: Queryable, txid: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM tx_submissions WHERE txid = $1', [txid]);
+  return rows.length > 0;
+}
+
+/** Idempotent: a transaction submitted twice is recorded once. */
+export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
+  await db.query(
+    `INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
+       fee_rate, functional_rate, market_rate, threshold_rate, multiplier)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     ON CONFLICT (txid) DO NOTHING`,
+    [s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
+  );
+  await resolveFailures(db, [s.txid]);
+}
+
+export interface NewPackageSubmission {
+  packageHash: string;
+  txids: string[];
+  txHexes: string[];
+  clientCode: string | null;
+  discountCodeId: number | null;
+  totalSize: number;
+  totalVsize: number;
+  totalWeight: number;
+  totalFee: number;
+  feeRate: number;
+  marketRate: number;
+  multiplier: number;
+  packageMsg: string;
+}
+
+export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmission): Promise<void> {
+  await db.query(
+    `INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
+       total_weight, total_fee, fee_rate, market_rate, multiplier, package_msg)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     ON CONFLICT (package_hash) DO NOTHING`,
+    [p.packageHash, p.txids, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg],
+  );
+  await resolveFailures(db, p.txids);
+}
+
+export interface NewFailure {
+  txid: string;
+  txHex: string;
+  txHexes: string[] | null;
+  submissionType: 'tx' | 'package';
+  clientCode: string | null;
+  status: 'Failed' | 'Timeout';
+  error: string;
+}
+
+/**
+ * One open failure row per transaction: a repeated failure appends its error
+ * and counts the attempt instead of adding a row.
+ */
+export async function recordFailure(db: Queryable, f: NewFailure): Promise<void> {
+  await db.query(
+    `INSERT INTO failed_txs (txid, tx_hex, tx_hexes, submission_type, client_code, status, errors)
+     VALUES ($1, $2, $3, $4, $5, $6, ARRAY[$7::text])
+     ON CONFLICT (txid) WHERE status IN ('Failed', 'Timeout', 'Retrying')
+     DO UPDATE SET errors = failed_txs.errors || EXCLUDED.errors, status = EXCLUDED.status,
+                   attempts = failed_txs.attempts + 1, updated_at = now()`,
+    [f.txid, f.txHex, f.txHexes, f.submissionType, f.clientCode, f.status, f.error],
+  );
+}
+
+async function resolveFailures(db: Queryable, txids: string[]): Promise<void> {
+  await db.query(
+    `UPDATE failed_txs SET status = 'Resolved', updated_at = now()
+     WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying')`,
+    [txids],
+  );
+}

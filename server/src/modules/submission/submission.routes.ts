@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorResponse } from '../../http/errors.ts';
+import {
+  InfoResponse,
+  MAX_TX_HEX_CHARS,
+  PackageResult,
+  ParseResponse,
+  SubmitResponse,
+  SubmitTxBody,
+  TxHexesBody,
+} from './submission.schemas.ts';
+import { MAX_PACKAGE_COUNT, type SubmissionService } from './submission.service.ts';
+
+export interface SubmissionRoutesOptions {
+  service: SubmissionService;
+  network: string;
+  rateLimit: { max: number; timeWindow: number };
+}
+
+/** Room for JSON punctuation and a client code around the hex. */
+const SINGLE_BODY_LIMIT = MAX_TX_HEX_CHARS + 16 * 1024;
+/** A package's members together must fit a block, so the same hex budget plus per-item overhead. */
+const PACKAGE_BODY_LIMIT = MAX_TX_HEX_CHARS + 64 * 1024;
+
+const errors = { 400: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse };
+
+export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, network, rateLimit }) => {
+  const limited = { rateLimit };
+
+  app.get('/getinfo', {
+    config: limited,
+    schema: { tags: ['public'], summary: 'Chain height, network and the current minimum fee rate', response: { 200: InfoResponse, 503: ErrorResponse } },
+  }, () => service.info(network));
+
+  app.post('/parse-tx', {
+    config: limited,
+    bodyLimit: PACKAGE_BODY_LIMIT,
+    schema: {
+      tags: ['public'],
+      summary: 'Decode one transaction or a package and say whether each clears the current minimum fee',
+      body: TxHexesBody,
+      response: { 200: ParseResponse, ...errors },
+    },
+  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code));
+
+  app.post('/submit-tx', {
+    config: limited,
+    bodyLimit: SINGLE_BODY_LIMIT,
+    schema: {
+      tags: ['public'],
+      summary: "Submit one transaction to the pool's mempool",
+      body: SubmitTxBody,
+      response: { 200: SubmitResponse, ...errors },
+    },
+  }, (request) => service.submitTx(request.body.tx_hex, request.body.client_code));
+
+  app.post('/submit-package', {
+    config: limited,
+    bodyLimit: PACKAGE_BODY_LIMIT,
+    schema: {
+      tags: ['public'],
+      summary: `Submit a package of up to ${MAX_PACKAGE_COUNT} transactions, parents first`,
+      body: TxHexesBody,
+      response: { 200: PackageResult, ...errors },
+    },
+  }, (request) => service.submitPackage(request.body.tx_hexes, request.body.client_code));
+};

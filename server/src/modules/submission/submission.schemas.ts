@@ -1,0 +1,93 @@
+import { Type, type Static } from 'typebox';
+
+/** Wire shapes of the public submission API (SPEC.md sections 3 and 7). One schema per shape. */
+
+/** A 4,000,000 WU transaction is at most 4,000,000 bytes, so 8,000,000 hex characters. */
+export const MAX_TX_HEX_CHARS = 8_000_000;
+
+const ClientCode = Type.Optional(Type.String({ maxLength: 64, description: 'A client code for a discount' }));
+
+export const SubmitTxBody = Type.Object(
+  {
+    tx_hex: Type.String({ maxLength: MAX_TX_HEX_CHARS + 1024, description: 'Raw transaction hex' }),
+    client_code: ClientCode,
+  },
+  { additionalProperties: false },
+);
+
+export const TxHexesBody = Type.Object(
+  {
+    tx_hexes: Type.Array(Type.String({ maxLength: MAX_TX_HEX_CHARS + 1024 }), { minItems: 1, maxItems: 100, description: 'Raw transaction hexes, parents before children' }),
+    client_code: ClientCode,
+  },
+  { additionalProperties: false },
+);
+
+const Notice = Type.Optional(Type.String({ description: 'Why a client code gave no discount' }));
+
+export const SubmitResponse = Type.Object({
+  status: Type.Literal('success'),
+  message: Type.String({ description: 'The txid' }),
+  notice: Notice,
+});
+export type SubmitResponse = Static<typeof SubmitResponse>;
+
+const TxResult = Type.Object(
+  {
+    txid: Type.Optional(Type.String()),
+    error: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const PackageResult = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  message: Type.String(),
+  notice: Notice,
+  result: Type.Object(
+    {
+      package_msg: Type.String(),
+      'tx-results': Type.Record(Type.String(), TxResult),
+      'replaced-transactions': Type.Optional(Type.Array(Type.String())),
+    },
+    { additionalProperties: true },
+  ),
+});
+export type PackageResult = Static<typeof PackageResult>;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ParsedTxItem = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  message: Type.String(),
+  txid: Type.Optional(Type.String()),
+  wtxid: Type.Optional(Type.String()),
+  version: Type.Optional(Type.Integer()),
+  locktime: Type.Optional(Type.Integer()),
+  size: Type.Optional(Type.Integer()),
+  vsize: Type.Optional(Type.Integer()),
+  weight: Type.Optional(Type.Integer()),
+  fee: Type.Optional(Nullable(Type.Integer({ description: 'sats' }))),
+  fee_rate: Type.Optional(Nullable(Type.Number({ description: 'sat/vB' }))),
+  functional_rate: Type.Optional(Nullable(Type.Number({ description: 'sat/vB, with unconfirmed ancestors' }))),
+  meets_minimum_fee: Type.Optional(Nullable(Type.Boolean())),
+  input_count: Type.Optional(Type.Integer()),
+  output_count: Type.Optional(Type.Integer()),
+  inputs: Type.Optional(Type.Array(Type.Object({ txid: Type.String(), vout: Type.Integer(), sequence: Type.Integer() }))),
+  outputs: Type.Optional(Type.Array(Type.Object({ value: Type.Integer(), script_pubkey: Type.String() }))),
+});
+export type ParsedTxItem = Static<typeof ParsedTxItem>;
+
+export const ParseResponse = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  message: Type.String(),
+  notice: Notice,
+  transactions: Type.Array(ParsedTxItem),
+});
+export type ParseResponse = Static<typeof ParseResponse>;
+
+export const InfoResponse = Type.Object({
+  block_height: Type.Integer(),
+  network: Type.String({ description: "'mainnet', 'testnet', 'testnet4', 'signet' or 'regtest'" }),
+  fee_rate: Type.Number({ description: 'The current minimum fee rate (sat/vB) for a submission without client code' }),
+});

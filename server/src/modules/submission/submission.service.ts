@@ -1,0 +1,357 @@
+import { createHash } from 'node:crypto';
+import { RpcCode, RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import { decodeTxHex, MAX_BLOCK_WEIGHT, TxDecodeError, type DecodedTx } from '../../bitcoin/tx-codec.ts';
+import type { Database } from '../../db/database.ts';
+import { ApiError, nodeFailure } from '../../http/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { lookupDiscount, type DiscountLookup } from '../discounts/discount-lookup.ts';
+import { clearsThreshold, feeRate, functionalClears, functionalRate, thresholdRate } from '../pricing/fee-math.ts';
+import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
+import type { SettingsStore } from '../settings/settings.store.ts';
+import { priceTransactions, type PricedTx } from './prevouts.ts';
+import {
+  isRecordedSubmission,
+  recordFailure,
+  recordPackageSubmission,
+  recordSubmission,
+  type NewFailure,
+} from './submission.repository.ts';
+import type { PackageResult, ParseResponse, ParsedTxItem, SubmitResponse } from './submission.schemas.ts';
+
+/** Bitcoin Core's MAX_PACKAGE_COUNT (policy/packages.h). */
+export const MAX_PACKAGE_COUNT = 25;
+
+export const FEE_TOO_LOW_MESSAGE = 'The transaction fee is too low for this service. Raise the fee and submit again.';
+export const PACKAGE_FEE_TOO_LOW_MESSAGE =
+  'pays too low a fee for this service. In a package every transaction must clear the minimum on its own; child-pays-for-parent works only for transactions submitted one at a time.';
+export const MAINTENANCE_MESSAGE = 'Submissions are paused for maintenance. Please check back later.';
+
+/** Lists longer than this are cut in parse answers; the counts are always given. */
+const PARSE_LIST_LIMIT = 100;
+
+export interface SubmissionDeps {
+  db: Database;
+  rpc: RpcClient;
+  market: MarketRateSource;
+  settings: SettingsStore;
+  clock: Clock;
+  log: Logger;
+}
+
+interface PricingContext {
+  snapshot: MarketSnapshot;
+  threshold: number;
+  discount: DiscountLookup;
+}
+
+export function createSubmissionService(deps: SubmissionDeps) {
+  const { db, rpc, market, settings, clock, log } = deps;
+
+  async function openForSubmissions(): Promise<void> {
+    if ((await settings.get()).maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
+  }
+
+  async function pricingContext(clientCode: string | undefined): Promise<PricingContext> {
+    const [current, snapshot, discount] = await Promise.all([settings.get(), market.snapshot(), lookupDiscount(db, clientCode, clock.now())]);
+    const threshold = thresholdRate({
+      feeRateFloor: current.feeRateFloor,
+      multiplier: current.multiplier,
+      marketRate: snapshot.marketRate,
+      discountPercentage: discount.kind === 'applied' ? discount.discountPercentage : 0,
+    });
+    return { snapshot, threshold, discount };
+  }
+
+  /**
+   * A write that follows the node's acceptance must not turn a success into a
+   * failure: the transaction is in the mempool either way. It is retried in
+   * the background and logged if it keeps failing.
+   */
+  function recordAfterAcceptance(what: string, write: () => Promise<void>): Promise<void> {
+    return write().catch((error: unknown) => {
+      log.error({ err: error }, `Recording ${what} failed; retrying in the background`);
+      void retryLater(what, write, 1);
+    });
+  }
+
+  async function retryLater(what: string, write: () => Promise<void>, attempt: number): Promise<void> {
+    if (attempt > 8) {
+      log.error({ what }, `Giving up recording ${what}`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 250 * 2 ** attempt).unref());
+    await write().catch(() => retryLater(what, write, attempt + 1));
+  }
+
+  async function fail(failure: Omit<NewFailure, 'status' | 'error'>, error: unknown): Promise<void> {
+    const status = error instanceof RpcTransportError && error.kind === 'timeout' ? 'Timeout' : 'Failed';
+    const message = error instanceof Error ? error.message : String(error);
+    // The failure row is what lets staff retry: if even that cannot be written,
+    // the user still gets an error and keeps their transaction.
+    await recordFailure(db, { ...failure, status, error: message }).catch((dbError: unknown) => {
+      log.error({ err: dbError, txid: failure.txid }, 'Could not record a failed submission');
+    });
+  }
+
+  /** The node's own verdict on a transaction it was not sent, for inputs we could not find. */
+  async function nodeVerdict(hexes: string[]): Promise<string[]> {
+    const results = await rpc.call<Array<{ txid: string; allowed?: boolean; 'reject-reason'?: string; 'package-error'?: string }>>(
+      'testmempoolaccept',
+      [hexes],
+    );
+    return results.flatMap((r) => (r['reject-reason'] ? [r['reject-reason']] : r['package-error'] ? [r['package-error']] : []));
+  }
+
+  function notice(ctx: PricingContext): { notice?: string } {
+    return ctx.discount.kind === 'refused' ? { notice: ctx.discount.notice } : {};
+  }
+
+  async function submitTx(rawHex: string, clientCode: string | undefined): Promise<SubmitResponse> {
+    const hex = rawHex.trim();
+    const tx = decodeOrReject(hex);
+    await openForSubmissions();
+    if (await isRecordedSubmission(db, tx.txid)) return { status: 'success', message: tx.txid };
+
+    const failure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx' as const, clientCode: clientCode ?? null };
+    let ctx: PricingContext;
+    let priced: PricedTx;
+    try {
+      ctx = await pricingContext(clientCode);
+      [priced] = (await priceTransactions(rpc, [tx])) as [PricedTx];
+      if (priced.fee === undefined) {
+        const reasons = await nodeVerdict([hex]);
+        const reason = reasons[0] ?? 'missing-inputs';
+        await fail(failure, new RpcError('testmempoolaccept', RpcCode.VERIFY_REJECTED, reason));
+        throw new ApiError(422, reason);
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      await fail(failure, error);
+      throw nodeFailure(error);
+    }
+
+    const own = { feeSats: priced.fee, vsize: tx.vsize };
+    if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
+      await fail(failure, new Error(FEE_TOO_LOW_MESSAGE));
+      throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
+    }
+
+    try {
+      await rpc.call<string>('sendrawtransaction', [hex]);
+    } catch (error) {
+      // Already mined: the submission did what the user wanted.
+      if (!(error instanceof RpcError && error.code === RpcCode.VERIFY_ALREADY_IN_CHAIN)) {
+        await fail(failure, error);
+        throw nodeFailure(error);
+      }
+    }
+    market.invalidate();
+
+    const rate = feeRate(priced.fee, tx.vsize);
+    const functional = functionalRate(own, priced.mempoolAncestors);
+    await recordAfterAcceptance(`submission ${tx.txid}`, () =>
+      recordSubmission(db, {
+        txid: tx.txid,
+        wtxid: tx.wtxid,
+        txHex: hex,
+        clientCode: clientCode ?? null,
+        discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+        size: tx.size,
+        vsize: tx.vsize,
+        weight: tx.weight,
+        fee: priced.fee!,
+        feeRate: rate,
+        functionalRate: functional,
+        marketRate: ctx.snapshot.marketRate,
+        thresholdRate: ctx.threshold,
+        multiplier: rate / ctx.snapshot.marketRate,
+      }),
+    );
+    return { status: 'success', message: tx.txid, ...notice(ctx) };
+  }
+
+  async function submitPackage(rawHexes: string[], clientCode: string | undefined): Promise<PackageResult> {
+    const hexes = normaliseItems(rawHexes);
+    const txs = decodePackageOrReject(hexes);
+    await openForSubmissions();
+    const txids = txs.map((t) => t.txid);
+    const packageHash = createHash('sha256').update(txids.join(',')).digest('hex');
+    const failure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package' as const, clientCode: clientCode ?? null };
+
+    let ctx: PricingContext;
+    let priced: PricedTx[];
+    try {
+      ctx = await pricingContext(clientCode);
+      priced = await priceTransactions(rpc, txs);
+      if (priced.some((p) => p.fee === undefined)) {
+        const reasons = await nodeVerdict(hexes);
+        const reason = reasons[0] ?? 'missing-inputs';
+        await fail(failure, new Error(reason));
+        throw new ApiError(422, reason);
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      await fail(failure, error);
+      throw nodeFailure(error);
+    }
+
+    // Packages get no child-pays-for-parent (SPEC.md section 1): each member on its own.
+    const cheap = priced.findIndex((p) => !clearsThreshold(p.fee!, p.tx.vsize, ctx.threshold));
+    if (cheap >= 0) {
+      const message = `Transaction ${cheap + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`;
+      await fail(failure, new Error(message));
+      throw new ApiError(422, message, notice(ctx));
+    }
+
+    let result: PackageResult['result'];
+    try {
+      result = await rpc.call<PackageResult['result']>('submitpackage', [hexes]);
+    } catch (error) {
+      await fail(failure, error);
+      throw nodeFailure(error);
+    }
+    market.invalidate();
+    if (result.package_msg !== 'success') {
+      const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
+      const message = errors[0] ?? result.package_msg;
+      await fail(failure, new Error(errors.join('; ') || result.package_msg));
+      throw new ApiError(422, message, { result });
+    }
+
+    const totalFee = priced.reduce((s, p) => s + p.fee!, 0);
+    const totalVsize = txs.reduce((s, t) => s + t.vsize, 0);
+    const rate = feeRate(totalFee, totalVsize);
+    await recordAfterAcceptance(`package ${packageHash}`, () =>
+      recordPackageSubmission(db, {
+        packageHash,
+        txids,
+        txHexes: hexes,
+        clientCode: clientCode ?? null,
+        discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+        totalSize: txs.reduce((s, t) => s + t.size, 0),
+        totalVsize,
+        totalWeight: txs.reduce((s, t) => s + t.weight, 0),
+        totalFee,
+        feeRate: rate,
+        marketRate: ctx.snapshot.marketRate,
+        multiplier: rate / ctx.snapshot.marketRate,
+        packageMsg: result.package_msg,
+      }),
+    );
+    return { status: 'success', message: result.package_msg, result, ...notice(ctx) };
+  }
+
+  async function parse(rawHexes: string[], clientCode: string | undefined): Promise<ParseResponse> {
+    const hexes = normaliseItems(rawHexes);
+    if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
+    if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
+    const decoded = hexes.map((hex) => {
+      try {
+        return decodeTxHex(hex);
+      } catch (error) {
+        if (error instanceof TxDecodeError) return error;
+        throw error;
+      }
+    });
+    const txs = decoded.filter((d): d is DecodedTx => !(d instanceof TxDecodeError));
+
+    let ctx: PricingContext | undefined;
+    let priced = new Map<string, PricedTx>();
+    let pricingNote: string | undefined;
+    try {
+      ctx = await pricingContext(clientCode);
+      priced = new Map((await priceTransactions(rpc, txs)).map((p) => [p.tx.txid, p]));
+    } catch (error) {
+      if (!(error instanceof RpcError || error instanceof RpcTransportError)) throw error;
+      pricingNote = 'The fee could not be checked because the mining node is not reachable right now.';
+    }
+
+    const single = hexes.length === 1;
+    const transactions: ParsedTxItem[] = decoded.map((d) => {
+      if (d instanceof TxDecodeError) return { status: 'error', message: d.message };
+      const p = priced.get(d.txid);
+      const fee = p?.fee;
+      let meets: boolean | null = null;
+      let functional: number | null = null;
+      if (fee !== undefined && ctx) {
+        const own = { feeSats: fee, vsize: d.vsize };
+        const ancestors = single ? p!.mempoolAncestors : [];
+        meets = functionalClears(own, ancestors, ctx.threshold);
+        functional = functionalRate(own, ancestors);
+      }
+      const message = pricingNote ?? (fee === undefined ? 'Some inputs spend outputs the mining node does not know, so the fee is unknown.' : meets ? 'The fee clears the current minimum.' : FEE_TOO_LOW_MESSAGE);
+      return {
+        status: 'success',
+        message,
+        txid: d.txid,
+        wtxid: d.wtxid,
+        version: d.version,
+        locktime: d.locktime,
+        size: d.size,
+        vsize: d.vsize,
+        weight: d.weight,
+        fee: fee ?? null,
+        fee_rate: fee === undefined ? null : feeRate(fee, d.vsize),
+        functional_rate: functional,
+        meets_minimum_fee: meets,
+        input_count: d.inputs.length,
+        output_count: d.outputs.length,
+        inputs: d.inputs.slice(0, PARSE_LIST_LIMIT).map((i) => ({ txid: i.txid, vout: i.vout, sequence: i.sequence })),
+        outputs: d.outputs.slice(0, PARSE_LIST_LIMIT).map((o) => ({ value: o.value, script_pubkey: o.scriptPubKey })),
+      };
+    });
+    const failed = transactions.filter((t) => t.status === 'error').length;
+    return {
+      status: failed === 0 ? 'success' : 'error',
+      message: failed === 0 ? `Decoded ${transactions.length} transaction${single ? '' : 's'}.` : `${failed} of ${transactions.length} could not be decoded.`,
+      ...(ctx ? notice(ctx) : {}),
+      transactions,
+    };
+  }
+
+  async function info(network: string) {
+    const [current, snapshot] = await Promise.all([settings.get(), market.snapshot()]).catch((error: unknown) => {
+      throw nodeFailure(error);
+    });
+    const threshold = thresholdRate({ feeRateFloor: current.feeRateFloor, multiplier: current.multiplier, marketRate: snapshot.marketRate, discountPercentage: 0 });
+    return { block_height: snapshot.height - 1, network, fee_rate: threshold };
+  }
+
+  return { submitTx, submitPackage, parse, info };
+}
+
+export type SubmissionService = ReturnType<typeof createSubmissionService>;
+
+/** Trim every item and drop empty ones (SPEC.md section 5). */
+function normaliseItems(items: string[]): string[] {
+  return items.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function decodeOrReject(hex: string): DecodedTx {
+  try {
+    return decodeTxHex(hex);
+  } catch (error) {
+    if (error instanceof TxDecodeError) throw new ApiError(400, error.message);
+    throw error;
+  }
+}
+
+function decodePackageOrReject(hexes: string[]): DecodedTx[] {
+  if (hexes.length === 0) throw new ApiError(400, 'The package is empty.');
+  if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
+  const txs = hexes.map((hex, i) => {
+    try {
+      return decodeTxHex(hex);
+    } catch (error) {
+      if (error instanceof TxDecodeError) throw new ApiError(400, `Transaction ${i + 1} of the package: ${error.message}`);
+      throw error;
+    }
+  });
+  const weight = txs.reduce((s, t) => s + t.weight, 0);
+  if (weight > MAX_BLOCK_WEIGHT) {
+    throw new ApiError(400, `The package weighs ${weight.toLocaleString('en-US')} weight units, more than a block can hold (4,000,000).`);
+  }
+  if (new Set(txs.map((t) => t.txid)).size !== txs.length) throw new ApiError(400, 'The package contains the same transaction twice.');
+  return txs;
+}

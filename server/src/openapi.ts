@@ -1,0 +1,35 @@
+import { buildApp } from './app.ts';
+import type { Database } from './db/database.ts';
+import type { RpcClient } from './bitcoin/rpc-client.ts';
+import { systemClock } from './lib/clock.ts';
+
+/**
+ * The OpenAPI document comes from the route schemas alone. Building the app
+ * for it needs adapters that are never called; these refuse loudly if they are.
+ */
+function unused(name: string): never {
+  throw new Error(`${name} is not available while generating the API document`);
+}
+
+export async function generateOpenApi(): Promise<object> {
+  const db = { kind: 'pglite', query: () => unused('database'), transaction: () => unused('database'), close: async () => {} } as unknown as Database;
+  const rpc = { call: () => unused('node'), batch: () => unused('node'), wallet: () => unused('node') } as unknown as RpcClient;
+  const app = await buildApp({
+    db,
+    rpc,
+    clock: systemClock,
+    market: { snapshot: () => unused('market'), invalidate: () => {} },
+    settings: { get: () => unused('settings'), invalidate: () => {} },
+    audit: { push: () => {}, flush: async () => {}, close: async () => {}, stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }) },
+    network: 'regtest',
+    options: { rateLimit: { max: 1, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
+  });
+  await app.ready();
+  const document = app.swagger();
+  await app.close();
+  return document;
+}
+
+export function formatOpenApi(document: object): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

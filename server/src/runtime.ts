@@ -1,0 +1,112 @@
+import { buildApp, type App } from './app.ts';
+import { createAuditWriter } from './audit/audit-writer.ts';
+import { launchRegtestNode, type LaunchedNode } from './bitcoin/node-launcher.ts';
+import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
+import type { AppConfig, Network } from './config/config.ts';
+import { openPglite, openPostgres, type Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { systemClock } from './lib/clock.ts';
+import { createTemplateMarketSource } from './modules/pricing/market-rate.ts';
+import { createSettingsStore } from './modules/settings/settings.store.ts';
+
+/**
+ * Wires the real adapters together from the parsed configuration: the
+ * database, the Bitcoin node (ours on regtest, or the pool's), and the app.
+ * Start-up failures propagate with their reason; the CLI exits non-zero.
+ */
+
+/** Bitcoin Core's chain names (getblockchaininfo.chain) to the product's network names. */
+const CHAIN_TO_NETWORK: Record<string, Network> = {
+  main: 'mainnet',
+  test: 'testnet',
+  testnet4: 'testnet4',
+  signet: 'signet',
+  regtest: 'regtest',
+};
+
+export interface Runtime {
+  app: App;
+  db: Database;
+  rpc: RpcClient;
+  node: LaunchedNode | undefined;
+  network: Network;
+  stop(): Promise<void>;
+}
+
+export async function openDatabase(config: AppConfig): Promise<Database> {
+  const db = config.database.kind === 'postgres' ? await openPostgres(config.database.url) : await openPglite(config.database.dataDir);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
+
+export async function connectNode(config: AppConfig, log: (m: string) => void): Promise<{ rpc: RpcClient; node: LaunchedNode | undefined }> {
+  if (config.node.kind === 'external') {
+    const rpc = createRpcClient({ url: config.node.rpcUrl, auth: config.node.auth, timeoutMs: config.rpc.timeoutMs, maxConcurrency: config.rpc.concurrency });
+    return { rpc, node: undefined };
+  }
+  const node = await launchRegtestNode({
+    datadir: config.node.datadir,
+    rpcPort: config.node.rpcPort,
+    p2pPort: config.node.p2pPort,
+    zmqPort: config.node.zmqPort,
+    bitcoindPath: config.node.bitcoindPath,
+    cacheDir: config.node.cacheDir,
+    log,
+  });
+  const rpc = createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs: config.rpc.timeoutMs, maxConcurrency: config.rpc.concurrency });
+  return { rpc, node };
+}
+
+/** The configured network must be the node's: a mainnet portal must never talk to a testnet node, or the reverse. */
+export async function checkNetwork(rpc: RpcClient, configured: Network | undefined): Promise<Network> {
+  const { chain } = await rpc.call<{ chain: string }>('getblockchaininfo');
+  const actual = CHAIN_TO_NETWORK[chain];
+  if (!actual) throw new Error(`The node reports an unknown chain '${chain}'`);
+  if (configured && configured !== actual) {
+    throw new Error(`BITCOIN_NETWORK is ${configured} but the node runs ${actual}`);
+  }
+  return actual;
+}
+
+export async function startRuntime(config: AppConfig, log: (m: string) => void): Promise<Runtime> {
+  const db = await openDatabase(config);
+  let node: LaunchedNode | undefined;
+  try {
+    const connected = await connectNode(config, log);
+    node = connected.node;
+    const { rpc } = connected;
+    const network = await checkNetwork(rpc, config.network);
+    const audit = createAuditWriter(db, { info: () => {}, warn: (o, m) => log(`${m ?? ''} ${JSON.stringify(o)}`), error: (o, m) => log(`${m ?? ''} ${JSON.stringify(o)}`) });
+    const app = await buildApp({
+      db,
+      rpc,
+      clock: systemClock,
+      market: createTemplateMarketSource(rpc, systemClock),
+      settings: createSettingsStore(db, systemClock),
+      audit,
+      network,
+      options: {
+        rateLimit: config.rateLimit,
+        trustProxy: config.trustProxy,
+        auditPayloadMaxChars: config.auditPayloadMaxChars,
+        webDistDir: config.webDistDir,
+        logger: { level: config.logLevel },
+      },
+    });
+    const stop = async () => {
+      await app.close(); // drains the audit queue
+      await db.close();
+      await node?.stop();
+    };
+    return { app, db, rpc, node, network, stop };
+  } catch (error) {
+    await node?.stop().catch(() => {});
+    await db.close().catch(() => {});
+    throw error;
+  }
+}

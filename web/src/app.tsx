@@ -1,0 +1,35 @@
+import { useEffect, useState } from 'react';
+
+interface Info {
+  block_height: number;
+  network: string;
+  fee_rate: number;
+}
+
+/** Placeholder landing page until the public web app lands: it shows the API is alive. */
+export function App() {
+  const [info, setInfo] = useState<Info | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    fetch('/rest-api/getinfo', { headers: { 'x-portal-client': 'web' } })
+      .then((r) => (r.ok ? (r.json() as Promise<Info>) : Promise.reject(new Error(String(r.status)))))
+      .then(setInfo)
+      .catch(() => setFailed(true));
+  }, []);
+
+  return (
+    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 720, margin: '3rem auto', padding: '0 1rem' }}>
+      <h1>{info ? `${info.network} ` : ''}Direct Transaction Submission Portal.</h1>
+      {failed && <p role="alert">Unable to connect to Slipstream server. Please try again in 60 seconds.</p>}
+      {info && (
+        <p>
+          Block height {info.block_height}. Current minimum fee rate: {(Math.ceil(info.fee_rate * 100) / 100).toFixed(2)} sat/vB.
+        </p>
+      )}
+      <p>
+        <a href="/swagger-ui">API DOCS</a>
+      </p>
+    </main>
+  );
+}
