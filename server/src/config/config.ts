@@ -23,7 +23,9 @@ const EnvSchema = Type.Object({
   BITCOIN_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
   BITCOIN_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
   BITCOIN_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
-  BITCOIN_NETWORK: Type.Optional(Type.Union(NETWORKS.map((n) => Type.Literal(n)))),
+  BITCOIN_NETWORK: Type.Optional(
+    Type.Union([Type.Literal('mainnet'), Type.Literal('testnet'), Type.Literal('testnet4'), Type.Literal('signet'), Type.Literal('regtest')]),
+  ),
   BITCOIND: Type.Optional(Type.String({ minLength: 1, description: 'A local bitcoind binary to launch instead of the downloaded one' })),
   BITCOIN_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
   BITCOIN_RPC_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
@@ -33,7 +35,10 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   TRUST_PROXY: Type.String({ default: 'false', description: "'false', 'true', or a comma-separated list of proxy addresses/CIDRs" }),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_LEVEL: Type.Union(
+    [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
+    { default: 'info' },
+  ),
   AUDIT_PAYLOAD_MAX_CHARS: Type.Integer({ minimum: 256, maximum: 1_000_000, default: 4096 }),
   NODE_ENV: Type.Optional(Type.String()),
 });
