@@ -66,6 +66,11 @@ export function createStatusService(deps: { db: Queryable; rpc: RpcClient; marke
         const e = entry.result as MempoolEntry;
         const size = raw?.ok ? decodeTxHex(raw.result as string).size : (recorded?.size ?? null);
         const fee = btcToSats(e.fees.base);
+        const functional = Math.min(fee / e.vsize, btcToSats(e.fees.ancestor) / e.ancestorsize);
+        // The node reuses a template for up to 5 s while the mempool changes, so a
+        // transaction just accepted may be missing from it: one that beats the
+        // template's lowest rate is in the next block all the same.
+        const nextBlock = snapshot.nextBlockTxids.has(txid) || functional >= snapshot.marketRate;
         return {
           transaction: {
             txid,
@@ -74,14 +79,14 @@ export function createStatusService(deps: { db: Queryable; rpc: RpcClient; marke
             size,
             vsize: e.vsize,
             firstSeen: e.time,
-            position: { block: snapshot.nextBlockTxids.has(txid) ? 0 : 1, vsize: null },
+            position: { block: nextBlock ? 0 : 1, vsize: null },
             status: { confirmed: false, block_hash: null, block_height: null, block_time: null },
           },
           state: 'in_mempool',
           last_24h_odds: null,
           last_7d_odds: null,
           market_rate: snapshot.marketRate,
-          functional_rate: Math.min(fee / e.vsize, btcToSats(e.fees.ancestor) / e.ancestorsize),
+          functional_rate: functional,
         };
       }
 

@@ -1,0 +1,85 @@
+import { buildApp, type App } from '../../src/app.ts';
+import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-writer.ts';
+import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import type { Database } from '../../src/db/database.ts';
+import { systemClock, type Clock } from '../../src/lib/clock.ts';
+import type { Logger } from '../../src/lib/logger.ts';
+import { createTemplateMarketSource } from '../../src/modules/pricing/market-rate.ts';
+import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
+import type { TestNode } from './regtest.ts';
+
+/**
+ * The real app on a real node and a real database, as integration tests use
+ * it. Caches are off (ttl 0) so a test sees its own setting and mempool
+ * changes at once.
+ */
+
+export const quietLog: Logger = { info() {}, warn() {}, error() {} };
+
+export interface TestApp {
+  app: App;
+  db: Database;
+  rpc: RpcClient;
+  settings: SettingsStore;
+  audit: AuditWriter;
+  /** Sets a setting row directly (the staff API comes later) and drops the cache. */
+  setSetting(item: string, value: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Another RPC client, e.g. one pointing at a stopped node. */
+  rpc?: RpcClient;
+  clock?: Clock;
+  rateLimitMax?: number;
+}
+
+export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
+  return createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs, maxConcurrency: 8 });
+}
+
+export async function startTestApp(node: TestNode, db: Database, options: TestAppOptions = {}): Promise<TestApp> {
+  const rpc = options.rpc ?? nodeRpc(node);
+  const clock = options.clock ?? systemClock;
+  const settings = createSettingsStore(db, clock, { ttlMs: 0 });
+  const audit = createAuditWriter(db, quietLog, { flushIntervalMs: 20 });
+  const app = await buildApp({
+    db,
+    rpc,
+    clock,
+    market: createTemplateMarketSource(rpc, clock, { ttlMs: 0 }),
+    settings,
+    audit,
+    network: 'regtest',
+    options: {
+      rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },
+      trustProxy: false,
+      auditPayloadMaxChars: 4096,
+    },
+  });
+  await app.ready();
+  return {
+    app,
+    db,
+    rpc,
+    settings,
+    audit,
+    async setSetting(item, value) {
+      const { rowCount } = await db.query('UPDATE settings SET value = $2 WHERE item = $1', [item, value]);
+      if (rowCount !== 1) throw new Error(`No setting ${item}`);
+      settings.invalidate();
+    },
+    close: () => app.close(),
+  };
+}
+
+/** POST JSON through the app's own request pipeline (schemas, hooks, audit). */
+export async function post<T = Record<string, unknown>>(app: App, url: string, body: unknown): Promise<{ statusCode: number; body: T; headers: Record<string, unknown> }> {
+  const res = await app.inject({ method: 'POST', url, payload: body as object });
+  return { statusCode: res.statusCode, body: res.json<T>(), headers: res.headers };
+}
+
+export async function get<T = Record<string, unknown>>(app: App, url: string): Promise<{ statusCode: number; body: T; headers: Record<string, unknown> }> {
+  const res = await app.inject({ method: 'GET', url });
+  return { statusCode: res.statusCode, body: res.json<T>(), headers: res.headers };
+}

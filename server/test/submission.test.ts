@@ -1,0 +1,321 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FEE_TOO_LOW_MESSAGE, MAINTENANCE_MESSAGE } from '../src/modules/submission/submission.service.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+
+/**
+ * The public submission API end to end: a real regtest node decides, a real
+ * Postgres engine records. Runs once per database engine available.
+ */
+
+interface SubmitBody {
+  status: string;
+  message: string;
+  notice?: string;
+}
+
+let node: TestNode;
+
+before(async () => {
+  node = await startTestNode();
+  await node.ensureUtxos(60);
+});
+
+after(async () => {
+  await node?.stop();
+});
+
+for (const engine of testDatabases()) {
+  describe(`public submission API (${engine.name})`, () => {
+    let db: TestDatabase;
+    let t: TestApp;
+
+    before(async () => {
+      db = await engine.open();
+      t = await startTestApp(node, db);
+    });
+
+    after(async () => {
+      await t?.close();
+      await db?.close();
+    });
+
+    const submissions = async (txid: string) =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM tx_submissions WHERE txid = $1', [txid])).rows[0]!.n;
+    const failures = async (txid: string) =>
+      (await db.query<{ status: string; errors: string[] }>('SELECT status, errors FROM failed_txs WHERE txid = $1', [txid])).rows;
+
+    test('getinfo reports the chain height, network and the current minimum fee rate', async () => {
+      const res = await get<{ block_height: number; network: string; fee_rate: number }>(t.app, '/rest-api/getinfo');
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.body.network, 'regtest');
+      assert.equal(res.body.block_height, await node.rpc.call<number>('getblockcount'));
+      // An empty regtest mempool prices at the relay minimum, so the floor setting (2 sat/vB) rules.
+      assert.equal(res.body.fee_rate, 2);
+    });
+
+    test('a standard transaction is accepted into the mempool and recorded with its pricing', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      assert.deepEqual(res.body, { status: 'success', message: tx.txid });
+      const entry = await node.rpc.call<{ vsize: number }>('getmempoolentry', [tx.txid]);
+      assert.equal(entry.vsize, tx.vsize);
+      const { rows } = await db.query<{ fee: number; vsize: number; fee_rate: number; status: string }>(
+        'SELECT fee, vsize, fee_rate, status FROM tx_submissions WHERE txid = $1',
+        [tx.txid],
+      );
+      assert.deepEqual(rows[0], { fee: tx.fee, vsize: tx.vsize, fee_rate: tx.fee / tx.vsize, status: 'accepted' });
+    });
+
+    test('surrounding whitespace is trimmed', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: `  \n${tx.hex}\t ` });
+      assert.equal(res.body.message, tx.txid);
+    });
+
+    test('submitting the same transaction twice answers success both times and records it once', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const first = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      const second = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      assert.equal(first.body.status, 'success');
+      assert.deepEqual(second.body, first.body);
+      assert.equal(await submissions(tx.txid), 1);
+    });
+
+    test('a transaction below the minimum is refused with a plain message that discloses no formula', async () => {
+      const tx = await node.buildTx({ feeRate: 1.5 });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(res.body, { status: 'error', message: FEE_TOO_LOW_MESSAGE });
+      await assert.rejects(node.rpc.call('getmempoolentry', [tx.txid]), /not in mempool/i);
+      assert.deepEqual((await failures(tx.txid)).map((f) => f.status), ['Failed']);
+      assert.equal(await submissions(tx.txid), 0);
+    });
+
+    test('replace-by-fee: a higher fee replaces, a lower one is refused with the node\'s reason', async () => {
+      const original = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
+
+      const cheaper = await node.buildReplacement(original.hex, 2.5);
+      const refused = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: cheaper.hex });
+      assert.equal(refused.statusCode, 422);
+      assert.match(refused.body.message, /insufficient fee/);
+
+      const richer = await node.buildReplacement(original.hex, 10);
+      const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: richer.hex });
+      assert.deepEqual(accepted.body, { status: 'success', message: richer.txid });
+      const mempool = await node.rpc.call<string[]>('getrawmempool');
+      assert.ok(mempool.includes(richer.txid));
+      assert.ok(!mempool.includes(original.txid));
+    });
+
+    test('child pays for parent: a child submitted alone lifts its low-fee parent already in the mempool', async () => {
+      // The parent reaches the node directly, as if relayed from the network, at 1 sat/vB.
+      const parent = await node.buildTx({ feeRate: 1 });
+      await node.rpc.call('sendrawtransaction', [parent.hex]);
+
+      const lazyChild = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 2.5 });
+      const refused = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: lazyChild.hex });
+      assert.equal(refused.statusCode, 422, 'own rate clears but the package with the parent does not');
+
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 8 });
+      const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: child.hex });
+      assert.deepEqual(accepted.body, { status: 'success', message: child.txid });
+      const entry = await node.rpc.call<{ ancestorcount: number }>('getmempoolentry', [child.txid]);
+      assert.equal(entry.ancestorcount, 2);
+    });
+
+    test('a low-fee child does not ride on a high-fee parent', async () => {
+      const parent = await node.buildTx({ feeRate: 20 });
+      await node.rpc.call('sendrawtransaction', [parent.hex]);
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 1.2 });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: child.hex });
+      assert.equal(res.statusCode, 422);
+      assert.equal(res.body.message, FEE_TOO_LOW_MESSAGE);
+    });
+
+    test('a package whose members all clear the minimum is accepted', async () => {
+      const parent = await node.buildTx({ feeRate: 3 });
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 3 });
+      const res = await post<{ status: string; result: { package_msg: string; 'tx-results': Record<string, { txid: string; error?: string }> } }>(
+        t.app,
+        '/rest-api/submit-package',
+        { tx_hexes: [parent.hex, child.hex] },
+      );
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.body.status, 'success');
+      assert.equal(res.body.result.package_msg, 'success');
+      assert.deepEqual(Object.values(res.body.result['tx-results']).map((r) => r.txid).sort(), [parent.txid, child.txid].sort());
+      const { rows } = await db.query<{ txids: string[]; total_fee: number }>('SELECT txids, total_fee FROM package_submissions WHERE $1 = ANY(txids)', [child.txid]);
+      assert.deepEqual(rows[0], { txids: [parent.txid, child.txid], total_fee: parent.fee + child.fee });
+    });
+
+    test('a package whose parent alone is below the minimum is refused even when its child pays plenty', async () => {
+      const parent = await node.buildTx({ feeRate: 1 });
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 50 });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex] });
+      assert.equal(res.statusCode, 422);
+      assert.match(res.body.message, /^Transaction 1 of the package pays too low a fee/);
+      const mempool = await node.rpc.call<string[]>('getrawmempool');
+      assert.ok(!mempool.includes(parent.txid) && !mempool.includes(child.txid));
+    });
+
+    test('bad hex is refused before the node is asked, each with its own message', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const cases: Array<[string, RegExp]> = [
+        ['', /empty/i],
+        ['   ', /empty/i],
+        ['zz' + tx.hex.slice(2), /not hexadecimal/i],
+        [tx.hex.slice(0, -1), /odd number/i],
+        [tx.hex.slice(0, -20), /truncated/i],
+        [tx.hex + '00', /1 unexpected byte after its end/i],
+      ];
+      for (const [hex, message] of cases) {
+        const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: hex });
+        assert.equal(res.statusCode, 400, `status for ${hex.slice(0, 12)}…`);
+        assert.equal(res.body.status, 'error');
+        assert.match(res.body.message, message);
+      }
+    });
+
+    test('spending outputs the node does not know is refused with the node\'s own reason', async () => {
+      const parent = await node.buildTx({ feeRate: 3 });
+      const orphan = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: orphan.hex });
+      assert.equal(res.statusCode, 422);
+      assert.equal(res.body.message, 'missing-inputs');
+      assert.equal((await failures(orphan.txid))[0]?.status, 'Failed');
+    });
+
+    test('unknown fields are refused, not ignored', async () => {
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: '00', fee_override: 1 });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.body.message, /Unknown field 'fee_override'/);
+    });
+
+    test('parse-tx decodes, prices and judges each item without submitting', async () => {
+      const good = await node.buildTx({ feeRate: 3 });
+      const cheap = await node.buildTx({ feeRate: 1.5 });
+      const res = await post<{ status: string; transactions: Array<Record<string, unknown>> }>(t.app, '/rest-api/parse-tx', {
+        tx_hexes: [good.hex, ' ', cheap.hex, 'nothex'],
+      });
+      assert.equal(res.statusCode, 200);
+      const [a, b, c] = res.body.transactions;
+      assert.equal(res.body.transactions.length, 3, 'blank items are dropped');
+      assert.equal(a!.txid, good.txid);
+      assert.equal(a!.fee, good.fee);
+      assert.equal(a!.vsize, good.vsize);
+      assert.equal(a!.meets_minimum_fee, true);
+      assert.equal(b!.meets_minimum_fee, false);
+      assert.equal(c!.status, 'error');
+      assert.equal(res.body.status, 'error');
+      const mempool = await node.rpc.call<string[]>('getrawmempool');
+      assert.ok(!mempool.includes(good.txid), 'parsing never submits');
+    });
+
+    test('maintenance mode refuses submissions with a clear 503 and leaves the mempool alone', async () => {
+      await t.setSetting('maintenance_mode', 'true');
+      try {
+        const tx = await node.buildTx({ feeRate: 3 });
+        const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+        assert.equal(res.statusCode, 503);
+        assert.equal(res.body.message, MAINTENANCE_MESSAGE);
+        await assert.rejects(node.rpc.call('getmempoolentry', [tx.txid]));
+      } finally {
+        await t.setSetting('maintenance_mode', 'false');
+      }
+    });
+
+    test('a valid client code lowers the minimum; an inactive or expired one gives no discount and says why', async () => {
+      // Make the market part of the price dominate, so a discount can matter.
+      await t.setSetting('fee_rate_floor', '0');
+      const relay = (await get<{ fee_rate: number }>(t.app, '/rest-api/getinfo')).body.fee_rate / 2;
+      await t.setSetting('slipstream_multiplier', String(4 / relay));
+      try {
+        const info = await get<{ fee_rate: number }>(t.app, '/rest-api/getinfo');
+        assert.ok(Math.abs(info.body.fee_rate - 4) < 1e-9, `minimum is 4 sat/vB, got ${info.body.fee_rate}`);
+        const { rows } = await db.query<{ id: number }>("INSERT INTO clients (name) VALUES ($1) RETURNING id", [`Client ${engine.name}`]);
+        const clientId = rows[0]!.id;
+        const code = async (code: string, status: boolean, from: string, until: string) =>
+          db.query(
+            `INSERT INTO discount_codes (code, client_id, description, discount_percentage, valid_from, valid_until, status)
+             VALUES ($1, $2, 'test', 50, now() + $3::interval, now() + $4::interval, $5)`,
+            [code, clientId, from, until, status],
+          );
+        await code(`ACTIVE-${engine.name}`, true, '-1 day', '1 day');
+        await code(`OFF-${engine.name}`, false, '-1 day', '1 day');
+        await code(`OLD-${engine.name}`, true, '-3 days', '-1 day');
+
+        const plain = await node.buildTx({ feeRate: 3 });
+        assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: plain.hex })).statusCode, 422);
+        for (const [c, why] of [[`OFF-${engine.name}`, 'is inactive'], [`OLD-${engine.name}`, 'has expired'], ['NOPE', 'is not recognised']]) {
+          const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: plain.hex, client_code: c });
+          assert.equal(res.statusCode, 422, `code ${c}`);
+          assert.equal(res.body.notice, `Client code ${c} ${why}; no discount was applied.`);
+        }
+        const ok = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: plain.hex, client_code: `ACTIVE-${engine.name}` });
+        assert.deepEqual(ok.body, { status: 'success', message: plain.txid });
+        const recorded = await db.query<{ client_code: string; discount_code_id: number | null }>(
+          'SELECT client_code, discount_code_id FROM tx_submissions WHERE txid = $1',
+          [plain.txid],
+        );
+        assert.equal(recorded.rows[0]?.client_code, `ACTIVE-${engine.name}`);
+        assert.ok(recorded.rows[0]?.discount_code_id);
+      } finally {
+        await t.setSetting('fee_rate_floor', '2');
+        await t.setSetting('slipstream_multiplier', '2');
+      }
+    });
+
+    test('status-check follows a transaction from the mempool into a block', async () => {
+      const tx = await node.buildTx({ feeRate: 4 });
+      await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      type Status = { state: string; transaction: { fee: number; vsize: number; size: number; weight: number; firstSeen: number; position: { block: number }; status: { confirmed: boolean; block_hash: string | null; block_height: number | null } } };
+      const waiting = await get<Status>(t.app, `/rest-api/status-check?tx_id=${tx.txid}`);
+      assert.equal(waiting.statusCode, 200);
+      assert.equal(waiting.body.state, 'in_mempool');
+      assert.equal(waiting.body.transaction.fee, tx.fee);
+      assert.equal(waiting.body.transaction.vsize, tx.vsize);
+      assert.equal(waiting.body.transaction.weight, tx.weight);
+      assert.equal(waiting.body.transaction.position.block, 0);
+      assert.equal(waiting.body.transaction.status.confirmed, false);
+
+      const [hash] = await node.mine(1);
+      const mined = await get<Status>(t.app, `/rest-api/status-check?tx_id=${tx.txid}`);
+      assert.equal(mined.body.state, 'confirmed');
+      assert.equal(mined.body.transaction.status.block_hash, hash);
+      assert.equal(mined.body.transaction.status.block_height, await node.rpc.call<number>('getblockcount'));
+      assert.equal(mined.body.transaction.fee, tx.fee);
+    });
+
+    test('status-check answers a clear not-found for an unknown txid and 400 for a malformed one', async () => {
+      const missing = await get<SubmitBody>(t.app, `/rest-api/status-check?tx_id=${'ab'.repeat(32)}`);
+      assert.equal(missing.statusCode, 404);
+      assert.match(missing.body.message, /not found/i);
+      const malformed = await get<SubmitBody>(t.app, '/rest-api/status-check?tx_id=xyz');
+      assert.equal(malformed.statusCode, 400);
+    });
+
+    test('a transaction over the 400,000 WU standard limit is accepted, and audited with its hex truncated', async () => {
+      const tx = await node.buildOversize({ feeRate: 3 });
+      assert.ok(tx.weight > 400_000);
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, client_code: 'AUDIT-ME' });
+      assert.equal(res.body.message, tx.txid);
+      assert.equal(res.body.notice, 'Client code AUDIT-ME is not recognised; no discount was applied.');
+      await t.audit.flush();
+      const { rows } = await db.query<{ endpoint: string; http_method: string; client_code: string; request_payload: string; is_success: boolean; source_type: string; response_time_ms: number }>(
+        "SELECT endpoint, http_method, client_code, request_payload, is_success, source_type, response_time_ms FROM audit_logs WHERE client_code = 'AUDIT-ME'",
+      );
+      assert.equal(rows.length, 1);
+      const row = rows[0]!;
+      assert.equal(row.endpoint, '/rest-api/submit-tx');
+      assert.equal(row.http_method, 'POST');
+      assert.equal(row.source_type, 'External');
+      assert.ok(row.request_payload.length < 6_000, `stored ${row.request_payload.length} chars`);
+      assert.ok(row.request_payload.includes(`[truncated, ${tx.hex.length} chars]`));
+      assert.ok(row.response_time_ms > 0);
+    });
+  });
+}
