@@ -38,8 +38,10 @@ export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
   return createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs, maxConcurrency: 8 });
 }
 
-export async function startTestApp(node: TestNode, db: Database, options: TestAppOptions = {}): Promise<TestApp> {
-  const rpc = options.rpc ?? nodeRpc(node);
+/** `node` may be undefined when `options.rpc` says where the node is. */
+export async function startTestApp(node: TestNode | undefined, db: Database, options: TestAppOptions = {}): Promise<TestApp> {
+  const rpc = options.rpc ?? (node ? nodeRpc(node) : undefined);
+  if (!rpc) throw new Error('startTestApp needs a node or an rpc client');
   const clock = options.clock ?? systemClock;
   const settings = createSettingsStore(db, clock, { ttlMs: 0 });
   const audit = createAuditWriter(db, quietLog, { flushIntervalMs: 20 });

@@ -1,0 +1,146 @@
+// The databases integration tests run against (DESIGN.md, convention 6): always
+// PGlite in memory, plus a real Postgres server when TEST_DATABASE_URL is set.
+// This is the only place tests read the environment for a database.
+//
+//   for (const engine of testDatabases()) {
+//     test(`... (${engine.name})`, async () => {
+//       const db = await engine.open();
+//       try { ... } finally { await db.close(); }
+//     });
+//   }
+
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openPglite, openPostgres, redactUrl, type Database } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+export interface TestDatabaseOptions {
+  /** Apply the migrations of src/db/migrations (default true). */
+  migrate?: boolean;
+}
+
+export type TestDatabase = Database & {
+  /** Postgres only: the throw-away database's name. */
+  readonly databaseName?: string;
+  /**
+   * Another connection to the same database, as a second server instance would
+   * have: a separate pool on Postgres (closed with this database at the latest);
+   * on PGlite, which has a single connection, the same database again, whose
+   * close() does nothing.
+   */
+  openPeer(): Promise<Database>;
+  /** Postgres only: closes the pool and drops the database (close() does the same). */
+  drop?(): Promise<void>;
+};
+
+export interface TestEngine {
+  name: 'pglite' | 'postgres';
+  open(options?: TestDatabaseOptions): Promise<TestDatabase>;
+}
+
+/** `db` with another close(). */
+function delegate(db: Database, close: () => Promise<void>): Database {
+  return {
+    kind: db.kind,
+    query: db.query.bind(db),
+    exec: db.exec.bind(db),
+    transaction: db.transaction.bind(db),
+    close,
+  };
+}
+
+async function withAdminClient<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, uniquely named database on the server of `adminUrl`, dropped on close. */
+async function openFreshPostgres(adminUrl: string, options: TestDatabaseOptions): Promise<TestDatabase> {
+  const databaseName = `slipstream_test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  await withAdminClient(adminUrl, (c) => c.query(`CREATE DATABASE ${databaseName}`));
+
+  const dropDatabase = () =>
+    withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
+
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  let db: Database;
+  try {
+    db = await openPostgres(url.toString());
+  } catch (err) {
+    await dropDatabase();
+    throw err;
+  }
+  if (options.migrate !== false) {
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.close();
+      await dropDatabase();
+      throw err;
+    }
+  }
+
+  const peers = new Set<Database>();
+  let dropped: Promise<void> | undefined;
+  const drop = (): Promise<void> => {
+    dropped ??= (async () => {
+      await Promise.all([db, ...peers].map((d) => d.close()));
+      await dropDatabase();
+    })();
+    return dropped;
+  };
+  const openPeer = async (): Promise<Database> => {
+    if (dropped) throw new Error(`Test database ${databaseName} is already dropped`);
+    const peer = await openPostgres(url.toString());
+    peers.add(peer);
+    return delegate(peer, async () => {
+      if (peers.delete(peer)) await peer.close();
+    });
+  };
+  return { ...delegate(db, drop), databaseName, drop, openPeer };
+}
+
+// Creating a PGlite cluster runs initdb (about a second); loading a dump of one
+// takes a third of that. Each process builds its two templates once.
+const pgliteTemplates = new Map<boolean, Promise<Blob>>();
+
+function pgliteTemplate(migrated: boolean): Promise<Blob> {
+  let template = pgliteTemplates.get(migrated);
+  if (!template) {
+    template = (async () => {
+      const db = await openPglite(undefined);
+      try {
+        if (migrated) await migrate(db);
+        return await db.dumpDataDir();
+      } finally {
+        await db.close();
+      }
+    })();
+    pgliteTemplates.set(migrated, template);
+  }
+  return template;
+}
+
+async function openMemoryPglite(options: TestDatabaseOptions): Promise<TestDatabase> {
+  const db = await openPglite(undefined, { loadDataDir: await pgliteTemplate(options.migrate !== false) });
+  const peer = delegate(db, () => Promise.resolve());
+  return { ...delegate(db, () => db.close()), openPeer: () => Promise.resolve(peer) };
+}
+
+export function testDatabases(): TestEngine[] {
+  const engines: TestEngine[] = [{ name: 'pglite', open: (options = {}) => openMemoryPglite(options) }];
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    if (!URL.canParse(adminUrl)) {
+      throw new Error(`TEST_DATABASE_URL is not a URL: ${redactUrl(adminUrl)}`);
+    }
+    engines.push({ name: 'postgres', open: (options = {}) => openFreshPostgres(adminUrl, options) });
+  }
+  return engines;
+}

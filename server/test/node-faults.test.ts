@@ -1,0 +1,107 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
+import { NODE_UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+
+/**
+ * A node that is down or too slow: the user gets a clear temporary error,
+ * and the transaction is kept (a Failed or Timeout row, with the full hex)
+ * so staff can retry it. Nothing is lost.
+ */
+
+interface Body {
+  status: string;
+  message: string;
+}
+
+const engine = testDatabases().at(-1)!; // the Postgres server when configured, else PGlite
+
+describe(`node down or too slow (${engine.name})`, () => {
+  let node: TestNode;
+  let db: TestDatabase;
+  let hung: net.Server;
+  const sockets = new Set<net.Socket>();
+
+  before(async () => {
+    node = await startTestNode();
+    await node.ensureUtxos(10);
+    db = await engine.open();
+    // A peer that accepts connections and never answers: a node wedged under
+    // load, which a real node cannot be made to be on demand.
+    hung = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  });
+
+  after(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => hung.close(resolve));
+    await db?.close();
+    await node?.stop();
+  });
+
+  const failure = async (txid: string) =>
+    (await db.query<{ status: string; errors: string[]; tx_hex: string }>('SELECT status, errors, tx_hex FROM failed_txs WHERE txid = $1', [txid])).rows[0];
+
+  test('a node that does not answer in time leaves a Timeout row with the whole transaction', async () => {
+    const port = (hung.address() as net.AddressInfo).port;
+    const rpc = createRpcClient({ url: `http://127.0.0.1:${port}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 300, maxConcurrency: 2 });
+    const t: TestApp = await startTestApp(node, db, { rpc });
+    try {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const res = await post<Body>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      assert.equal(res.statusCode, 503);
+      assert.deepEqual(res.body, { status: 'error', message: NODE_UNAVAILABLE_MESSAGE });
+      const row = await failure(tx.txid);
+      assert.equal(row?.status, 'Timeout');
+      assert.equal(row?.tx_hex, tx.hex);
+      assert.match(row.errors[0]!, /did not answer/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a stopped node: clear 503s, a Failed row per submission, and parsing still decodes', async () => {
+    const t = await startTestApp(node, db);
+    try {
+      const before = await node.buildTx({ feeRate: 3 });
+      const after = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post<Body>(t.app, '/rest-api/submit-tx', { tx_hex: before.hex })).body.status, 'success');
+
+      await node.stop();
+      const res = await post<Body>(t.app, '/rest-api/submit-tx', { tx_hex: after.hex });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.body.message, NODE_UNAVAILABLE_MESSAGE);
+      const row = await failure(after.txid);
+      assert.equal(row?.status, 'Failed');
+      assert.equal(row?.tx_hex, after.hex);
+      assert.match(row.errors[0]!, /unreachable/);
+
+      // A second attempt appends to the same row rather than adding one.
+      await post(t.app, '/rest-api/submit-tx', { tx_hex: after.hex });
+      const again = await db.query<{ n: number; errors: number }>(
+        'SELECT count(*)::int AS n, max(cardinality(errors))::int AS errors FROM failed_txs WHERE txid = $1',
+        [after.txid],
+      );
+      assert.deepEqual(again.rows[0], { n: 1, errors: 2 });
+
+      const info = await get<Body>(t.app, '/rest-api/getinfo');
+      assert.equal(info.statusCode, 503);
+      const parsed = await post<{ transactions: Array<{ txid: string; fee: number | null; message: string }> }>(t.app, '/rest-api/parse-tx', { tx_hexes: [after.hex] });
+      assert.equal(parsed.statusCode, 200);
+      assert.equal(parsed.body.transactions[0]?.txid, after.txid);
+      assert.equal(parsed.body.transactions[0]?.fee, null);
+      assert.match(parsed.body.transactions[0].message, /not reachable/);
+      const status = await get<Body>(t.app, `/rest-api/status-check?tx_id=${before.txid}`);
+      assert.equal(status.statusCode, 503);
+    } finally {
+      await t.close();
+    }
+  });
+});
