@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRegtestWallet } from '../bitcoin/regtest-wallet.ts';
+import { createRpcClient, RpcTransportError, type RpcClient } from '../bitcoin/rpc-client.ts';
+import { ConfigError, parseConfig, type AppConfig } from '../config/config.ts';
+import { btcPerKvbToSatPerVb } from '../modules/pricing/market-rate.ts';
+
+/**
+ * `npm run -s demo:tx`: prints a transaction to paste into the portal, made
+ * by the regtest node's wallet (signed, not broadcast). It asks the running
+ * portal for the current minimum fee rate so that the default transaction
+ * clears it and `--low-fee` does not.
+ */
+
+const USAGE = `Usage: npm run -s demo:tx [-- --low-fee | --package | --cpfp | --oversize]
+  (default)   a valid signed transaction that clears the current minimum fee rate
+  --low-fee   one that does not
+  --package   a comma-separated parent,child package
+  --cpfp      puts a low-fee parent into the node's mempool and prints a child paying for it
+  --oversize  one over 400,000 weight units`;
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+function nodeClient(config: AppConfig): RpcClient {
+  if (config.node.kind === 'external') {
+    return createRpcClient({ url: config.node.rpcUrl, auth: config.node.auth, timeoutMs: config.rpc.timeoutMs, maxConcurrency: 4 });
+  }
+  return createRpcClient({
+    url: `http://127.0.0.1:${config.node.rpcPort}`,
+    auth: { kind: 'cookie', cookieFile: path.join(config.node.datadir, 'regtest', '.cookie') },
+    timeoutMs: config.rpc.timeoutMs,
+    maxConcurrency: 4,
+  });
+}
+
+async function currentMinimum(config: AppConfig): Promise<number> {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/rest-api/getinfo`;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { 'x-portal-client': 'web' } });
+  } catch {
+    throw new Error(`The portal is not running at ${url}: start it with npm start, then try again.`);
+  }
+  if (!response.ok) throw new Error(`The portal answered ${response.status} at ${url}`);
+  return ((await response.json()) as { fee_rate: number }).fee_rate;
+}
+
+/** Rates are sent to the wallet with at most 3 decimals. */
+const rate = (satPerVb: number) => Math.ceil(satPerVb * 1000) / 1000;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { 'low-fee': { type: 'boolean' }, package: { type: 'boolean' }, cpfp: { type: 'boolean' }, oversize: { type: 'boolean' }, help: { type: 'boolean' } },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if ([values['low-fee'], values.package, values.cpfp, values.oversize].filter(Boolean).length > 1) throw new Error(`Pick one option.\n${USAGE}`);
+
+  const config = parseConfig(process.env, { repoRoot });
+  const rpc = nodeClient(config);
+  const { chain } = await rpc.call<{ chain: string }>('getblockchaininfo');
+  if (chain !== 'regtest') throw new Error(`demo:tx only runs against a regtest node; this one runs ${chain}.`);
+
+  const minimum = await currentMinimum(config);
+  const wallet = createRegtestWallet(rpc);
+  const enough = rate(minimum * 1.5 + 0.5);
+  const mempool = await rpc.call<{ minrelaytxfee: number }>('getmempoolinfo');
+  const relayMinimum = rate(btcPerKvbToSatPerVb(mempool.minrelaytxfee));
+
+  if (values['low-fee']) {
+    // Above the node's relay minimum, below the portal's: the portal must refuse it.
+    console.log((await wallet.buildTx({ feeRate: rate(Math.max(relayMinimum, minimum / 2)) })).hex);
+  } else if (values.package) {
+    const parent = await wallet.buildTx({ feeRate: enough });
+    const child = await wallet.buildChild({ parentHex: parent.hex, vout: 0, feeRate: enough });
+    console.log(`${parent.hex},${child.hex}`);
+  } else if (values.cpfp) {
+    const parent = await wallet.buildTx({ feeRate: relayMinimum });
+    await rpc.call('sendrawtransaction', [parent.hex]);
+    // Enough for the pair of them to clear the minimum together.
+    const child = await wallet.buildChild({ parentHex: parent.hex, vout: 0, feeRate: rate(minimum * 3 + 1) });
+    console.error(`parent ${parent.txid} is in the node's mempool at ${relayMinimum} sat/vB; the child below pays for it`);
+    console.log(child.hex);
+  } else if (values.oversize) {
+    console.log((await wallet.buildOversize({ feeRate: enough })).hex);
+  } else {
+    console.log((await wallet.buildTx({ feeRate: enough })).hex);
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else if (error instanceof RpcTransportError) console.error(`The regtest node is not reachable (${error.message}): start the portal with npm start.`);
+  else console.error((error as Error).message);
+  process.exit(1);
+});
