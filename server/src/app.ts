@@ -9,8 +9,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import { registerAuditHooks } from './audit/audit.hooks.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
-import type { Database } from './db/database.ts';
-import { ApiError } from './http/errors.ts';
+import { isDatabaseUnavailable, type Database } from './db/database.ts';
+import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import type { Clock } from './lib/clock.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
 import type { SettingsStore } from './modules/settings/settings.store.ts';
@@ -54,6 +54,10 @@ export async function buildApp(deps: AppDeps) {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.status(413).send({ status: 'error', message: 'The request body is too large.' });
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.status(error.statusCode).send({ status: 'error', message: error.message });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'Database unavailable');
+      return reply.status(503).send({ status: 'error', message: SERVICE_UNAVAILABLE_MESSAGE });
     }
     // The details go to the log; a stranger gets no stack trace.
     request.log.error({ err: error }, 'Unhandled error');

@@ -71,6 +71,23 @@ export function isDatabaseError(err: unknown): err is Error & DatabaseErrorField
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
+/**
+ * True when the database could not be reached or stopped serving (as opposed
+ * to refusing a statement): connection refused or lost, the server shutting
+ * down or overloaded. Callers answer "temporarily unavailable" to those.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code } = err as Error & { code?: unknown };
+  if (typeof code === 'string') {
+    // Class 08: connection exception; 57P01-03: admin/crash shutdown, cannot connect now; 53300: too many connections.
+    if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  }
+  // node-postgres reports a dropped connection or pool timeout without a code.
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message);
+}
+
 // ---------------------------------------------------------------------------
 // Type parsers shared by both engines.
 

@@ -19,6 +19,7 @@ export class ApiError extends Error {
   }
 }
 
+export const SERVICE_UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable. Nothing was submitted; please try again shortly.';
 export const NODE_UNAVAILABLE_MESSAGE = 'The mining node is not reachable right now. Please try again shortly.';
 
 /** Maps a node failure to what the user may see: the node's own reason, or a plain "unavailable". */
