@@ -1,0 +1,116 @@
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp, type App } from '../src/app.ts';
+import type { AuditWriter } from '../src/audit/audit-writer.ts';
+import type { RpcClient } from '../src/bitcoin/rpc-client.ts';
+import type { Database } from '../src/db/database.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import { createTemplateMarketSource } from '../src/modules/pricing/market-rate.ts';
+import { createSettingsStore } from '../src/modules/settings/settings.store.ts';
+import type { Recorder } from './instrument.ts';
+
+/**
+ * The portal as production wires it (src/runtime.ts): production cache
+ * lifetimes for settings and the market rate, the production audit writer,
+ * listening on loopback. Differences, on purpose: no request logger (its
+ * cost depends on where the log goes) and a rate limit nobody reaches.
+ */
+
+export interface Portal {
+  app: App;
+  baseUrl: string;
+  audit: AuditWriter;
+  /** Requests sent through post(): with audit on, the rows the trail must hold. */
+  readonly requests: number;
+  post(path: string, body: Uint8Array): Promise<{ status: number; text: string }>;
+  /**
+   * The same over node:http. For multi-megabyte bodies: fetch copies the body
+   * on the event loop (webidl getCopyOfBytesHeldByBufferSource, ~6 ms for
+   * 8 MB), which would count against the server in stall measurements.
+   */
+  postHttp(path: string, body: Buffer): Promise<{ status: number; text: string }>;
+  close(): Promise<void>;
+}
+
+/** An audit writer that keeps nothing: the "audit off" baseline. */
+export const noopAuditWriter: AuditWriter = {
+  push() {},
+  flush: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+  stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }),
+};
+
+export interface PortalOptions {
+  db: Database;
+  rpc: RpcClient;
+  audit: AuditWriter;
+  /** Records server-side request time (onRequest to onResponse) as "server total". */
+  recorder?: Recorder;
+}
+
+export async function startPortal(options: PortalOptions): Promise<Portal> {
+  const { db, rpc, audit, recorder } = options;
+  const market = createTemplateMarketSource(rpc, systemClock);
+  const settings = createSettingsStore(db, systemClock);
+  const app = await buildApp({
+    db,
+    rpc,
+    clock: systemClock,
+    market: recorder ? { snapshot: () => recorder.time('market.snapshot()', () => market.snapshot()), invalidate: () => market.invalidate() } : market,
+    settings: recorder ? { get: () => recorder.time('settings.get()', () => settings.get()), invalidate: () => settings.invalidate() } : settings,
+    audit,
+    network: 'regtest',
+    options: { rateLimit: { max: 1_000_000_000, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
+  });
+  if (recorder) {
+    const started = new WeakMap<object, number>();
+    app.addHook('onRequest', async (request) => {
+      started.set(request, performance.now());
+    });
+    app.addHook('onResponse', async (request) => {
+      const at = started.get(request);
+      if (at !== undefined) recorder.add('server total (onRequest..onResponse)', performance.now() - at);
+    });
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let requests = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  return {
+    app,
+    baseUrl,
+    audit,
+    get requests() {
+      return requests;
+    },
+    async post(path, body) {
+      requests++;
+      // Global fetch (undici) keeps the connection alive, like the RPC client does.
+      const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: response.status, text: await response.text() };
+    },
+    postHttp(path, body) {
+      requests++;
+      return new Promise((resolve, reject) => {
+        const req = request(`${baseUrl}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
+    async close() {
+      agent.destroy();
+      await app.close();
+    },
+  };
+}
+
+/** A JSON body, encoded once up front so the client's own work stays out of the timings. */
+export function jsonBody(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value));
+}
