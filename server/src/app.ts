@@ -45,7 +45,10 @@ export async function buildApp(deps: AppDeps) {
     logger: options.logger ?? false,
     trustProxy: options.trustProxy,
     // Refuse unknown fields rather than silently dropping them (no mass assignment).
-    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    // unicode: false makes maxLength count UTF-16 units (string.length) instead
+    // of walking 8 million characters of hex for surrogate pairs; bodyLimit is
+    // the real size bound.
+    ajv: { customOptions: { removeAdditional: false, allErrors: false, unicode: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

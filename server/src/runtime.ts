@@ -86,7 +86,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       db,
       rpc,
       clock: systemClock,
-      market: createTemplateMarketSource(rpc, systemClock),
+      market: createTemplateMarketSource(rpc, systemClock, { onRefreshError: (error) => log(`market rate refresh failed: ${(error as Error).message}`) }),
       settings: createSettingsStore(db, systemClock),
       audit,
       network,

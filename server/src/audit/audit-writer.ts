@@ -34,7 +34,10 @@ export interface AuditWriter {
 export interface AuditWriterOptions {
   flushIntervalMs?: number;
   batchSize?: number;
-  /** Beyond this many queued rows the oldest are dropped (and counted) rather than exhausting memory. */
+  /**
+   * Beyond this many queued rows (not counting the batch being written) the
+   * oldest are dropped (and counted) rather than exhausting memory.
+   */
   maxQueued?: number;
 }
 
@@ -53,6 +56,13 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
   const batchSize = options.batchSize ?? 500;
   const maxQueued = options.maxQueued ?? 200_000;
   let queue: AuditRow[] = [];
+  /**
+   * Rows of the batch being written. They are out of `queue` meanwhile, so an
+   * overflow during the write drops rows that are still only queued (and only
+   * those are counted as dropped), and a successful write removes exactly its
+   * own rows, never newer ones that moved up.
+   */
+  let inFlight = 0;
   let written = 0;
   let dropped = 0;
   let failedWrites = 0;
@@ -67,16 +77,30 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
   async function drain(): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.slice(0, batchSize);
+      queue = queue.slice(batch.length);
+      inFlight = batch.length;
       try {
         await writeBatch(batch);
       } catch (error) {
+        // Back to the front of the queue, oldest first; the bound applies again.
+        inFlight = 0;
+        queue = [...batch, ...queue];
         failedWrites++;
         log.warn({ err: error, queued: queue.length }, 'Audit write failed; rows stay queued');
+        dropOldestBeyondBound();
         return;
       }
-      queue = queue.slice(batch.length);
+      inFlight = 0;
       written += batch.length;
     }
+  }
+
+  function dropOldestBeyondBound(): void {
+    if (queue.length <= maxQueued) return;
+    const excess = queue.length - maxQueued;
+    queue = queue.slice(excess);
+    dropped += excess;
+    log.error({ dropped: excess }, 'Audit queue full; oldest rows dropped');
   }
 
   function flush(): Promise<void> {
@@ -93,13 +117,9 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
     push(row) {
       if (closed) log.warn({ endpoint: row.endpoint }, 'Audit row after close; writing it anyway');
       queue.push(row);
-      if (queue.length > maxQueued) {
-        const excess = queue.length - maxQueued;
-        queue = queue.slice(excess);
-        dropped += excess;
-        log.error({ dropped: excess }, 'Audit queue full; oldest rows dropped');
-      }
-      if (queue.length >= batchSize) void flush();
+      dropOldestBeyondBound();
+      // After close() no timer runs: the push itself must start the write.
+      if (closed || queue.length >= batchSize) void flush();
     },
     flush,
     async close(timeoutMs = 10_000) {
@@ -116,6 +136,6 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
         await new Promise((r) => setTimeout(r, 200));
       }
     },
-    stats: () => ({ queued: queue.length, written, dropped, failedWrites }),
+    stats: () => ({ queued: queue.length + inFlight, written, dropped, failedWrites }),
   };
 }

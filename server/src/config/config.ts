@@ -98,7 +98,14 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     const value = rawEnv[key];
     if (value !== undefined && value.trim() !== '') picked[key] = value.trim();
   }
-  const withDefaults = Value.Convert(EnvSchema, Value.Default(EnvSchema, picked));
+  const withDefaults = Value.Convert(EnvSchema, Value.Default(EnvSchema, { ...picked })) as Record<string, unknown>;
+  // TypeBox's Convert reads '1.5' as 1, 'true' as 1 and '0x10' as 16 for an
+  // integer; only plain decimal digits are a number here, anything else stays
+  // text so that validation reports it.
+  for (const [key, text] of Object.entries(picked)) {
+    const schema = (EnvSchema.properties as Record<string, { type?: unknown }>)[key];
+    if (schema?.type === 'integer' && !/^[+-]?\d+$/.test(text)) withDefaults[key] = text;
+  }
   const problems = schemaProblems(withDefaults);
   if (problems.length > 0) throw new ConfigError(problems);
   const env = withDefaults as Env;

@@ -49,7 +49,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     db,
     rpc,
     clock,
-    market: createTemplateMarketSource(rpc, clock, { ttlMs: 0 }),
+    market: createTemplateMarketSource(rpc, clock, { ttlMs: 0, maxStaleMs: 0 }),
     settings,
     audit,
     network: 'regtest',

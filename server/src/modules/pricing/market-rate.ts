@@ -77,8 +77,21 @@ export function summariseTemplate(template: BlockTemplate, mempool: MempoolInfo,
   };
 }
 
-export function createTemplateMarketSource(rpc: RpcClient, clock: Clock, options: { ttlMs?: number } = {}): MarketRateSource {
+export interface MarketSourceOptions {
+  /** A snapshot younger than this is served as it is. */
+  ttlMs?: number;
+  /**
+   * An older one, up to this age, is still served while a refresh runs in the
+   * background, so requests never wait on the node's block assembly; past it,
+   * requests wait for a fresh one. 0 makes every request wait (tests).
+   */
+  maxStaleMs?: number;
+  onRefreshError?: (error: unknown) => void;
+}
+
+export function createTemplateMarketSource(rpc: RpcClient, clock: Clock, options: MarketSourceOptions = {}): MarketRateSource {
   const ttlMs = options.ttlMs ?? 5_000;
+  const maxStaleMs = options.maxStaleMs ?? 60_000;
   let cached: MarketSnapshot | undefined;
   let inflight: Promise<MarketSnapshot> | undefined;
 
@@ -90,14 +103,28 @@ export function createTemplateMarketSource(rpc: RpcClient, clock: Clock, options
     return summariseTemplate(template, mempool, clock.now().getTime());
   }
 
-  return {
-    async snapshot() {
-      if (cached && clock.now().getTime() - cached.takenAt < ttlMs) return cached;
-      inflight ??= fetchSnapshot().finally(() => {
+  /** One fetch at a time, shared by everyone who asks while it runs. */
+  function refresh(): Promise<MarketSnapshot> {
+    inflight ??= fetchSnapshot()
+      .then((snapshot) => {
+        cached = snapshot;
+        return snapshot;
+      })
+      .finally(() => {
         inflight = undefined;
       });
-      cached = await inflight;
-      return cached;
+    return inflight;
+  }
+
+  return {
+    async snapshot() {
+      const age = cached ? clock.now().getTime() - cached.takenAt : Number.POSITIVE_INFINITY;
+      if (cached && age < ttlMs) return cached;
+      if (cached && age < maxStaleMs) {
+        refresh().catch((error: unknown) => options.onRefreshError?.(error));
+        return cached;
+      }
+      return refresh();
     },
     invalidate() {
       cached = undefined;

@@ -24,16 +24,24 @@ export async function isRecordedSubmission(db: Queryable, txid: string): Promise
   return rows.length > 0;
 }
 
+/**
+ * An accepted submission closes any open failure of the same transaction (a
+ * retry that worked). One statement, so one round trip on the submit path.
+ */
+const RESOLVE_FAILURES = `resolved AS (
+  UPDATE failed_txs SET status = 'Resolved', updated_at = now()
+  WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying'))`;
+
 /** Idempotent: a transaction submitted twice is recorded once. */
 export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
   await db.query(
-    `INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
+    `WITH ${RESOLVE_FAILURES}
+     INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
        fee_rate, functional_rate, market_rate, threshold_rate, multiplier)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (txid) DO NOTHING`,
-    [s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
+    [[s.txid], s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
   );
-  await resolveFailures(db, [s.txid]);
 }
 
 export interface NewPackageSubmission {
@@ -54,13 +62,13 @@ export interface NewPackageSubmission {
 
 export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmission): Promise<void> {
   await db.query(
-    `INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
+    `WITH ${RESOLVE_FAILURES}
+     INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
        total_weight, total_fee, fee_rate, market_rate, multiplier, package_msg)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     VALUES ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (package_hash) DO NOTHING`,
-    [p.packageHash, p.txids, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg],
+    [p.txids, p.packageHash, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg],
   );
-  await resolveFailures(db, p.txids);
 }
 
 export interface NewFailure {
@@ -85,13 +93,5 @@ export async function recordFailure(db: Queryable, f: NewFailure): Promise<void>
      DO UPDATE SET errors = failed_txs.errors || EXCLUDED.errors, status = EXCLUDED.status,
                    attempts = failed_txs.attempts + 1, updated_at = now()`,
     [f.txid, f.txHex, f.txHexes, f.submissionType, f.clientCode, f.status, f.error],
-  );
-}
-
-async function resolveFailures(db: Queryable, txids: string[]): Promise<void> {
-  await db.query(
-    `UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-     WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying')`,
-    [txids],
   );
 }

@@ -10,6 +10,7 @@ import { clearsThreshold, feeRate, functionalClears, functionalRate, thresholdRa
 import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
 import type { SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { isRetryableFailure } from './failure-policy.ts';
 import {
   isRecordedSubmission,
   recordFailure,
@@ -84,7 +85,16 @@ export function createSubmissionService(deps: SubmissionDeps) {
     await write().catch(() => retryLater(what, write, attempt + 1));
   }
 
+  /**
+   * Keeps a transaction the node could not take, for staff to retry: when the
+   * node was unreachable or too slow, or refused it for a reason that passes
+   * (a full mempool, chain limits). Bad hex, unknown inputs, a fee under the
+   * minimum or a consensus failure would be refused again on retry, so they
+   * are not stored: strangers cannot fill the database with them (the audit
+   * trail still shows each attempt).
+   */
   async function fail(failure: Omit<NewFailure, 'status' | 'error'>, error: unknown): Promise<void> {
+    if (!isRetryableFailure(error)) return;
     const status = error instanceof RpcTransportError && error.kind === 'timeout' ? 'Timeout' : 'Failed';
     const message = error instanceof Error ? error.message : String(error);
     // The failure row is what lets staff retry: if even that cannot be written,
@@ -111,29 +121,30 @@ export function createSubmissionService(deps: SubmissionDeps) {
     const hex = rawHex.trim();
     const tx = decodeOrReject(hex);
     await openForSubmissions();
-    if (await isRecordedSubmission(db, tx.txid)) return { status: 'success', message: tx.txid };
 
     const failure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx' as const, clientCode: clientCode ?? null };
     let ctx: PricingContext;
     let priced: PricedTx;
+    // The duplicate check runs alongside pricing: a repeat is rare, the wait is not.
+    const recorded = isRecordedSubmission(db, tx.txid);
+    recorded.catch(() => {}); // awaited below on every path; this only keeps an early failure from going unhandled
     try {
-      ctx = await pricingContext(clientCode);
-      [priced] = (await priceTransactions(rpc, [tx])) as [PricedTx];
+      [ctx, [priced]] = (await Promise.all([pricingContext(clientCode), priceTransactions(rpc, [tx])])) as [PricingContext, [PricedTx]];
+      if (await recorded) return { status: 'success', message: tx.txid };
       if (priced.fee === undefined) {
         const reasons = await nodeVerdict([hex]);
-        const reason = reasons[0] ?? 'missing-inputs';
-        await fail(failure, new RpcError('testmempoolaccept', RpcCode.VERIFY_REJECTED, reason));
-        throw new ApiError(422, reason);
+        throw new ApiError(422, reasons[0] ?? 'missing-inputs');
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      // Already accepted earlier: the node being unreachable now changes nothing for the user.
+      if (await recorded.catch(() => false)) return { status: 'success', message: tx.txid };
       await fail(failure, error);
       throw nodeFailure(error);
     }
 
     const own = { feeSats: priced.fee, vsize: tx.vsize };
     if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
-      await fail(failure, new Error(FEE_TOO_LOW_MESSAGE));
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
 
@@ -146,7 +157,6 @@ export function createSubmissionService(deps: SubmissionDeps) {
         throw nodeFailure(error);
       }
     }
-    market.invalidate();
 
     const rate = feeRate(priced.fee, tx.vsize);
     const functional = functionalRate(own, priced.mempoolAncestors);
@@ -186,9 +196,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
       priced = await priceTransactions(rpc, txs);
       if (priced.some((p) => p.fee === undefined)) {
         const reasons = await nodeVerdict(hexes);
-        const reason = reasons[0] ?? 'missing-inputs';
-        await fail(failure, new Error(reason));
-        throw new ApiError(422, reason);
+        throw new ApiError(422, reasons[0] ?? 'missing-inputs');
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -199,9 +207,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     // Packages get no child-pays-for-parent (SPEC.md section 1): each member on its own.
     const cheap = priced.findIndex((p) => !clearsThreshold(p.fee!, p.tx.vsize, ctx.threshold));
     if (cheap >= 0) {
-      const message = `Transaction ${cheap + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`;
-      await fail(failure, new Error(message));
-      throw new ApiError(422, message, notice(ctx));
+      throw new ApiError(422, `Transaction ${cheap + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
     }
 
     let result: PackageResult['result'];
@@ -211,11 +217,10 @@ export function createSubmissionService(deps: SubmissionDeps) {
       await fail(failure, error);
       throw nodeFailure(error);
     }
-    market.invalidate();
     if (result.package_msg !== 'success') {
       const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
       const message = errors[0] ?? result.package_msg;
-      await fail(failure, new Error(errors.join('; ') || result.package_msg));
+      await fail(failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, errors.join('; ') || result.package_msg));
       throw new ApiError(422, message, { result });
     }
 

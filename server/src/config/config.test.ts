@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ConfigError, parseConfig } from './config.ts';
+
+const repoRoot = path.resolve('/srv/portal');
+const parse = (env: Record<string, string | undefined>) => parseConfig(env, { repoRoot });
+
+/** The ConfigError `env` raises (the test fails if it raises nothing or something else). */
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    parse(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+    // The message lists every problem too, for the operator reading the start-up log.
+    for (const problem of error.problems) assert.ok(error.message.includes(problem), `message lists "${problem}"`);
+    return error.problems;
+  }
+  assert.fail(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+test('defaults: embedded regtest node, PGlite under <repo>/.data, port 8080', () => {
+  const config = parse({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.network, 'regtest');
+  assert.equal(config.dataDir, path.join(repoRoot, '.data'));
+  assert.deepEqual(config.database, { kind: 'pglite', dataDir: path.join(repoRoot, '.data', 'pglite') });
+  assert.deepEqual(config.node, {
+    kind: 'embedded',
+    bitcoindPath: undefined,
+    cacheDir: path.join(repoRoot, '.cache', 'bitcoin-knots'),
+    datadir: path.join(repoRoot, '.data', 'bitcoind'),
+    rpcPort: 18543,
+    p2pPort: 18544,
+    zmqPort: 18545,
+  });
+  assert.deepEqual(config.rpc, { timeoutMs: 30_000, concurrency: 8 });
+  assert.deepEqual(config.rateLimit, { max: 120, windowMs: 60_000 });
+  assert.equal(config.trustProxy, false);
+  assert.equal(config.logLevel, 'info');
+  assert.equal(config.auditPayloadMaxChars, 4096);
+  assert.equal(config.production, false);
+  assert.equal(config.webDistDir, path.join(repoRoot, 'web', 'dist'));
+});
+
+test('numbers are converted from their environment text; DATA_DIR is resolved against the repo', () => {
+  const config = parse({ PORT: '9090', BITCOIN_RPC_CONCURRENCY: '3', DATA_DIR: 'var/data', BITCOIND: '/opt/core/bitcoind', NODE_ENV: 'production' });
+  assert.equal(config.port, 9090);
+  assert.equal(config.rpc.concurrency, 3);
+  assert.equal(config.dataDir, path.join(repoRoot, 'var', 'data'));
+  assert.deepEqual(config.database, { kind: 'pglite', dataDir: path.join(repoRoot, 'var', 'data', 'pglite') });
+  assert.equal(config.node.kind === 'embedded' && config.node.bitcoindPath, '/opt/core/bitcoind');
+  assert.equal(config.node.kind === 'embedded' && config.node.datadir, path.join(repoRoot, 'var', 'data', 'bitcoind'));
+  assert.equal(config.production, true);
+});
+
+test('DATABASE_URL selects Postgres', () => {
+  const url = 'postgres://portal:secret@db.internal:5432/portal';
+  assert.deepEqual(parse({ DATABASE_URL: url }).database, { kind: 'postgres', url });
+  assert.deepEqual(parse({ DATABASE_URL: 'postgresql://db/portal' }).database, { kind: 'postgres', url: 'postgresql://db/portal' });
+  assert.equal(problemsOf({ DATABASE_URL: 'mysql://db/portal' }).length, 1);
+});
+
+test('BITCOIN_RPC_URL with a cookie file is an external node', () => {
+  const config = parse({ BITCOIN_RPC_URL: 'http://10.0.0.5:8332', BITCOIN_RPC_COOKIE_FILE: '/var/lib/bitcoind/.cookie', BITCOIN_NETWORK: 'mainnet' });
+  assert.deepEqual(config.node, { kind: 'external', rpcUrl: 'http://10.0.0.5:8332', auth: { kind: 'cookie', cookieFile: '/var/lib/bitcoind/.cookie' } });
+  assert.equal(config.network, 'mainnet');
+});
+
+test('BITCOIN_RPC_URL with user and password is an external node', () => {
+  const config = parse({ BITCOIN_RPC_URL: 'https://node.pool.example/rpc', BITCOIN_RPC_USER: 'portal', BITCOIN_RPC_PASSWORD: 'pa ss' });
+  assert.deepEqual(config.node, { kind: 'external', rpcUrl: 'https://node.pool.example/rpc', auth: { kind: 'userpass', user: 'portal', password: 'pa ss' } });
+  // An external node's network is whatever the node says, unless configured.
+  assert.equal(config.network, undefined);
+});
+
+test('BITCOIN_RPC_URL without credentials is refused, naming what is missing', () => {
+  const problems = problemsOf({ BITCOIN_RPC_URL: 'http://10.0.0.5:8332' });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]!, /BITCOIN_RPC_URL needs BITCOIN_RPC_COOKIE_FILE, or both BITCOIN_RPC_USER and BITCOIN_RPC_PASSWORD/);
+  // A user without a password is not enough either.
+  assert.match(problemsOf({ BITCOIN_RPC_URL: 'http://10.0.0.5:8332', BITCOIN_RPC_USER: 'portal' }).join('\n'), /both BITCOIN_RPC_USER and BITCOIN_RPC_PASSWORD/);
+});
+
+test('contradictory node settings are refused', () => {
+  const both = problemsOf({ BITCOIN_RPC_URL: 'http://n:8332', BITCOIN_RPC_COOKIE_FILE: '/c', BITCOIN_RPC_USER: 'u', BITCOIN_RPC_PASSWORD: 'p' });
+  assert.match(both.join('\n'), /not both/);
+  assert.match(problemsOf({ BITCOIN_RPC_URL: 'http://n:8332', BITCOIN_RPC_COOKIE_FILE: '/c', BITCOIND: '/usr/bin/bitcoind' }).join('\n'), /BITCOIND/);
+  assert.match(problemsOf({ BITCOIN_RPC_COOKIE_FILE: '/c' }).join('\n'), /need BITCOIN_RPC_URL/);
+  assert.match(problemsOf({ PORT: '18543' }).join('\n'), /must all differ/);
+});
+
+test('several bad values are reported together in one ConfigError', () => {
+  const problems = problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud', BITCOIN_NETWORK: 'moon' });
+  assert.equal(problems.length, 3, problems.join('\n'));
+  const find = (name: string) => problems.find((p) => p.startsWith(`${name} `));
+  assert.match(find('PORT') ?? '', /'abc'/);
+  assert.match(find('LOG_LEVEL') ?? '', /one of fatal, error, warn, info, debug, trace, silent \(got 'loud'\)/);
+  assert.match(find('BITCOIN_NETWORK') ?? '', /one of mainnet, testnet, testnet4, signet, regtest \(got 'moon'\)/);
+});
+
+test('numbers out of range, or not plain decimal integers, are refused rather than rounded', () => {
+  assert.match(problemsOf({ PORT: '70000' }).join('\n'), /^PORT .*'70000'/);
+  assert.match(problemsOf({ BITCOIN_RPC_CONCURRENCY: '0' }).join('\n'), /^BITCOIN_RPC_CONCURRENCY /);
+  for (const text of ['1.5', 'true', '0x50', '1e3', '80abc']) {
+    assert.deepEqual(problemsOf({ RATE_LIMIT_MAX: text }), [`RATE_LIMIT_MAX must be integer (got '${text}')`]);
+  }
+  assert.equal(parse({ RATE_LIMIT_MAX: ' 42 ' }).rateLimit.max, 42);
+});
+
+test('BITCOIN_NETWORK other than regtest needs an RPC URL: the embedded node only runs regtest', () => {
+  assert.match(problemsOf({ BITCOIN_NETWORK: 'mainnet' }).join('\n'), /BITCOIN_NETWORK=mainnet needs BITCOIN_RPC_URL/);
+  assert.match(problemsOf({ BITCOIN_NETWORK: 'signet' }).join('\n'), /BITCOIN_NETWORK=signet needs BITCOIN_RPC_URL/);
+  assert.equal(parse({ BITCOIN_NETWORK: 'regtest' }).network, 'regtest');
+});
+
+test('empty and blank values count as unset', () => {
+  const config = parse({
+    PORT: '',
+    LOG_LEVEL: '   ',
+    DATABASE_URL: '',
+    BITCOIN_RPC_URL: '',
+    BITCOIN_RPC_USER: '',
+    BITCOIN_RPC_PASSWORD: '',
+    BITCOIN_NETWORK: '',
+    TRUST_PROXY: '',
+  });
+  assert.deepEqual(config, parse({}));
+});
+
+test('variables that are not settings are ignored', () => {
+  assert.deepEqual(parse({ HOME: '/root', PATH: '/usr/bin', npm_config_port: 'x' }), parse({}));
+});
+
+test('TRUST_PROXY: false, true, or a list of proxies', () => {
+  assert.equal(parse({ TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.equal(parse({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.deepEqual(parse({ TRUST_PROXY: '10.0.0.1' }).trustProxy, ['10.0.0.1']);
+  assert.deepEqual(parse({ TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16 ,,::1 ' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', '::1']);
+});
