@@ -11,6 +11,7 @@ import { registerAuditHooks } from './audit/audit.hooks.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
+import { createJsonBodyParser } from './http/json-body-parser.ts';
 import type { Clock } from './lib/clock.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
 import type { SettingsStore } from './modules/settings/settings.store.ts';
@@ -45,10 +46,7 @@ export async function buildApp(deps: AppDeps) {
     logger: options.logger ?? false,
     trustProxy: options.trustProxy,
     // Refuse unknown fields rather than silently dropping them (no mass assignment).
-    // unicode: false makes maxLength count UTF-16 units (string.length) instead
-    // of walking 8 million characters of hex for surrogate pairs; bodyLimit is
-    // the real size bound.
-    ajv: { customOptions: { removeAdditional: false, allErrors: false, unicode: false } },
+    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -66,6 +64,11 @@ export async function buildApp(deps: AppDeps) {
     request.log.error({ err: error }, 'Unhandled error');
     return reply.status(500).send({ status: 'error', message: 'Something went wrong on the server.' });
   });
+
+  const json = createJsonBodyParser();
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request: unknown, body: Buffer | string) => json.parse(body as Buffer));
+  app.addHook('onClose', () => json.close());
 
   registerAuditHooks(app, deps.audit, options.auditPayloadMaxChars);
   app.addHook('onClose', async () => deps.audit.close());

@@ -396,3 +396,16 @@ test('property: bit-flipped, spliced and cut valid transactions only ever throw 
     { numRuns: 1000 },
   );
 });
+
+test('uppercase hex decodes to the same lowercase fields as lowercase hex', () => {
+  const hex = encodeTxHex({
+    version: 2,
+    locktime: 0,
+    inputs: [{ txid: 'ab'.repeat(32), vout: 1, scriptSig: 'c0ffee', sequence: 0xfffffffd, witness: ['deadbeef', 'ca'.repeat(40)] }],
+    outputs: [{ value: 5000, scriptPubKey: '0014' + 'ef'.repeat(20) }],
+  });
+  const upper = decodeTxHex(hex.toUpperCase());
+  assert.deepEqual(upper, decodeTxHex(hex));
+  assert.equal(upper.inputs[0]!.witness[1], 'ca'.repeat(40));
+  assert.equal(upper.outputs[0]!.scriptPubKey, '0014' + 'ef'.repeat(20));
+});

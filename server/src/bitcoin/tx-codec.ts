@@ -91,9 +91,11 @@ class Reader {
   /** The whole transaction as hex, converted once: slicing it is far cheaper than a native call per field. */
   readonly hex: string;
   pos = 0;
-  constructor(buf: Buffer) {
+  constructor(buf: Buffer, sourceHex?: string) {
     this.buf = buf;
-    this.hex = buf.toString('hex');
+    // Scripts and witness items are slices of this string; slicing the
+    // caller's own lowercase hex (O(1) in V8) spares re-encoding megabytes.
+    this.hex = sourceHex ?? buf.toString('hex');
   }
 
   /** Consumes `n` bytes and returns where they start. */
@@ -173,14 +175,20 @@ export function decodeTxHex(hex: string): DecodedTx {
     throw new TxDecodeError('not-hex', 'Transaction hex contains characters that are not hexadecimal.');
   }
   if (odd) throw new TxDecodeError('odd-length', 'Transaction hex has an odd number of characters.');
-  return decodeTx(bytes);
+  // Decoded fields are lowercase, as the node prints them.
+  return decodeBytes(bytes, /[A-F]/.test(hex) ? undefined : hex);
 }
 
 /** Decodes a serialized transaction exactly as Bitcoin Core's BIP144 deserializer does. */
 export function decodeTx(bytes: Buffer): DecodedTx {
+  return decodeBytes(bytes, undefined);
+}
+
+/** `sourceHex`, when given, is `bytes` as lowercase hex. */
+function decodeBytes(bytes: Buffer, sourceHex: string | undefined): DecodedTx {
   if (bytes.length === 0) throw new TxDecodeError('empty', 'Transaction data is empty.');
   if (bytes.length > MAX_BLOCK_WEIGHT) throw tooLarge(`Transaction is ${fmt(bytes.length)} bytes`);
-  const r = new Reader(bytes);
+  const r = new Reader(bytes, sourceHex);
   // Core stores the version as uint32 (v28+) and has printed it unsigned since
   // v0.19; the portal shows what the node shows.
   const version = bytes.readUInt32LE(r.take(4));

@@ -119,7 +119,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
 
   async function submitTx(rawHex: string, clientCode: string | undefined): Promise<SubmitResponse> {
     const hex = rawHex.trim();
-    const tx = decodeOrReject(hex);
+    const tx = await decodeOrReject(hex);
     await openForSubmissions();
 
     const failure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx' as const, clientCode: clientCode ?? null };
@@ -183,7 +183,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
 
   async function submitPackage(rawHexes: string[], clientCode: string | undefined): Promise<PackageResult> {
     const hexes = normaliseItems(rawHexes);
-    const txs = decodePackageOrReject(hexes);
+    const txs = await decodePackageOrReject(hexes);
     await openForSubmissions();
     const txids = txs.map((t) => t.txid);
     const packageHash = createHash('sha256').update(txids.join(',')).digest('hex');
@@ -251,14 +251,16 @@ export function createSubmissionService(deps: SubmissionDeps) {
     const hexes = normaliseItems(rawHexes);
     if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
     if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
-    const decoded = hexes.map((hex) => {
+    const decoded: Array<DecodedTx | TxDecodeError> = [];
+    for (const hex of hexes) {
+      if (hex.length > YIELD_ABOVE_HEX_CHARS) await nextTurn();
       try {
-        return decodeTxHex(hex);
+        decoded.push(decodeTxHex(hex));
       } catch (error) {
-        if (error instanceof TxDecodeError) return error;
-        throw error;
+        if (!(error instanceof TxDecodeError)) throw error;
+        decoded.push(error);
       }
-    });
+    }
     const txs = decoded.filter((d): d is DecodedTx => !(d instanceof TxDecodeError));
 
     let ctx: PricingContext | undefined;
@@ -333,7 +335,17 @@ function normaliseItems(items: string[]): string[] {
   return items.map((s) => s.trim()).filter((s) => s !== '');
 }
 
-function decodeOrReject(hex: string): DecodedTx {
+/**
+ * Above this much hex, decoding yields to the event loop first: body parsing
+ * and decoding a multi-megabyte transaction would otherwise run as one block
+ * long enough to stall every other request.
+ */
+const YIELD_ABOVE_HEX_CHARS = 256 * 1024;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function decodeOrReject(hex: string): Promise<DecodedTx> {
+  if (hex.length > YIELD_ABOVE_HEX_CHARS) await nextTurn();
   try {
     return decodeTxHex(hex);
   } catch (error) {
@@ -342,17 +354,18 @@ function decodeOrReject(hex: string): DecodedTx {
   }
 }
 
-function decodePackageOrReject(hexes: string[]): DecodedTx[] {
+async function decodePackageOrReject(hexes: string[]): Promise<DecodedTx[]> {
   if (hexes.length === 0) throw new ApiError(400, 'The package is empty.');
   if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
-  const txs = hexes.map((hex, i) => {
+  const txs: DecodedTx[] = [];
+  for (const [i, hex] of hexes.entries()) {
     try {
-      return decodeTxHex(hex);
+      txs.push(await decodeOrReject(hex));
     } catch (error) {
-      if (error instanceof TxDecodeError) throw new ApiError(400, `Transaction ${i + 1} of the package: ${error.message}`);
+      if (error instanceof ApiError) throw new ApiError(400, `Transaction ${i + 1} of the package: ${error.message}`);
       throw error;
     }
-  });
+  }
   const weight = txs.reduce((s, t) => s + t.weight, 0);
   if (weight > MAX_BLOCK_WEIGHT) {
     throw new ApiError(400, `The package weighs ${weight.toLocaleString('en-US')} weight units, more than a block can hold (4,000,000).`);
