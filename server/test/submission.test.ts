@@ -75,6 +75,24 @@ for (const engine of testDatabases()) {
       assert.equal(res.body.message, tx.txid);
     });
 
+    test('an accepted submission closes the open failure row of the same transaction', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      await db.query(
+        "INSERT INTO failed_txs (txid, tx_hex, submission_type, status, errors) VALUES ($1, $2, 'tx', 'Failed', ARRAY['node unreachable'])",
+        [tx.txid, tx.hex],
+      );
+      assert.equal((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).body.status, 'success');
+      // Resolution is written after the answer, off the submit path: wait for it, bounded.
+      const deadline = Date.now() + 5_000;
+      let status = '';
+      while (Date.now() < deadline) {
+        status = (await failures(tx.txid))[0]?.status ?? '';
+        if (status === 'Resolved') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(status, 'Resolved');
+    });
+
     test('submitting the same transaction twice answers success both times and records it once', async () => {
       const tx = await node.buildTx({ feeRate: 3 });
       const first = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
@@ -103,6 +121,8 @@ for (const engine of testDatabases()) {
       const refused = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: cheaper.hex });
       assert.equal(refused.statusCode, 422);
       assert.match(refused.body.message, /insufficient fee/);
+      // Its record, written while the node was deciding, was taken back.
+      assert.equal(await submissions(cheaper.txid), 0);
 
       const richer = await node.buildReplacement(original.hex, 10);
       const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: richer.hex });

@@ -24,24 +24,30 @@ export async function isRecordedSubmission(db: Queryable, txid: string): Promise
   return rows.length > 0;
 }
 
-/**
- * An accepted submission closes any open failure of the same transaction (a
- * retry that worked). One statement, so one round trip on the submit path.
- */
-const RESOLVE_FAILURES = `resolved AS (
-  UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-  WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying'))`;
-
-/** Idempotent: a transaction submitted twice is recorded once. */
-export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
+/** An accepted submission closes any open failure of the same transactions (a retry that worked). */
+export async function resolveFailures(db: Queryable, txids: string[]): Promise<void> {
   await db.query(
-    `WITH ${RESOLVE_FAILURES}
-     INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
-       fee_rate, functional_rate, market_rate, threshold_rate, multiplier)
-     VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-     ON CONFLICT (txid) DO NOTHING`,
-    [[s.txid], s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
+    `UPDATE failed_txs SET status = 'Resolved', updated_at = now()
+     WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying')`,
+    [txids],
   );
+}
+
+/** Idempotent: a transaction submitted twice is recorded once. True when this call inserted the row. */
+export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
+       fee_rate, functional_rate, market_rate, threshold_rate, multiplier)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     ON CONFLICT (txid) DO NOTHING`,
+    [s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
+  );
+  return rowCount === 1;
+}
+
+/** Takes back a row written while the node was still deciding, when it refused. */
+export async function forgetSubmission(db: Queryable, txid: string): Promise<void> {
+  await db.query(`DELETE FROM tx_submissions WHERE txid = $1 AND status = 'accepted'`, [txid]);
 }
 
 export interface NewPackageSubmission {
@@ -62,7 +68,9 @@ export interface NewPackageSubmission {
 
 export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmission): Promise<void> {
   await db.query(
-    `WITH ${RESOLVE_FAILURES}
+    `WITH resolved AS (
+       UPDATE failed_txs SET status = 'Resolved', updated_at = now()
+       WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying'))
      INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
        total_weight, total_fee, fee_rate, market_rate, multiplier, package_msg)
      VALUES ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)

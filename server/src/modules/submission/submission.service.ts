@@ -12,11 +12,14 @@ import type { SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import {
+  forgetSubmission,
   isRecordedSubmission,
   recordFailure,
   recordPackageSubmission,
   recordSubmission,
+  resolveFailures,
   type NewFailure,
+  type NewSubmission,
 } from './submission.repository.ts';
 import type { PackageResult, ParseResponse, ParsedTxItem, SubmitResponse } from './submission.schemas.ts';
 
@@ -148,36 +151,44 @@ export function createSubmissionService(deps: SubmissionDeps) {
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
 
-    try {
-      await rpc.call<string>('sendrawtransaction', [hex]);
-    } catch (error) {
-      // Already mined: the submission did what the user wanted.
-      if (!(error instanceof RpcError && error.code === RpcCode.VERIFY_ALREADY_IN_CHAIN)) {
-        await fail(failure, error);
-        throw nodeFailure(error);
-      }
-    }
-
     const rate = feeRate(priced.fee, tx.vsize);
-    const functional = functionalRate(own, priced.mempoolAncestors);
-    await recordAfterAcceptance(`submission ${tx.txid}`, () =>
-      recordSubmission(db, {
-        txid: tx.txid,
-        wtxid: tx.wtxid,
-        txHex: hex,
-        clientCode: clientCode ?? null,
-        discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
-        size: tx.size,
-        vsize: tx.vsize,
-        weight: tx.weight,
-        fee: priced.fee!,
-        feeRate: rate,
-        functionalRate: functional,
-        marketRate: ctx.snapshot.marketRate,
-        thresholdRate: ctx.threshold,
-        multiplier: rate / ctx.snapshot.marketRate,
-      }),
-    );
+    const submission: NewSubmission = {
+      txid: tx.txid,
+      wtxid: tx.wtxid,
+      txHex: hex,
+      clientCode: clientCode ?? null,
+      discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+      size: tx.size,
+      vsize: tx.vsize,
+      weight: tx.weight,
+      fee: priced.fee,
+      feeRate: rate,
+      functionalRate: functionalRate(own, priced.mempoolAncestors),
+      marketRate: ctx.snapshot.marketRate,
+      thresholdRate: ctx.threshold,
+      multiplier: rate / ctx.snapshot.marketRate,
+    };
+
+    // The record is written while the node validates, not after: the row
+    // exists before the user hears "success", at no extra wait. If the node
+    // refuses, the row is taken back. (A crash in between leaves a row for a
+    // transaction the node may not hold; tracking checks every accepted row
+    // against the node.)
+    const [sent, written] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [hex]), recordSubmission(db, submission)]);
+    // Already mined counts as done: the submission did what the user wanted.
+    const accepted = sent.status === 'fulfilled' || (sent.reason instanceof RpcError && sent.reason.code === RpcCode.VERIFY_ALREADY_IN_CHAIN);
+    if (!accepted) {
+      if (written.status === 'fulfilled' && written.value) {
+        await forgetSubmission(db, tx.txid).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back the record of a refused submission'));
+      }
+      await fail(failure, sent.reason);
+      throw nodeFailure(sent.reason);
+    }
+    if (written.status === 'rejected') {
+      log.error({ err: written.reason as unknown, txid: tx.txid }, 'Recording an accepted submission failed; retrying in the background');
+      void retryLater(`submission ${tx.txid}`, async () => void (await recordSubmission(db, submission)), 1);
+    }
+    void recordAfterAcceptance(`failure resolution for ${tx.txid}`, () => resolveFailures(db, [tx.txid]));
     return { status: 'success', message: tx.txid, ...notice(ctx) };
   }
 
