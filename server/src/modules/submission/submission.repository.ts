@@ -19,9 +19,21 @@ export interface NewSubmission {
   multiplier: number;
 }
 
-export async function isRecordedSubmission(db: Queryable, txid: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM tx_submissions WHERE txid = $1', [txid]);
-  return rows.length > 0;
+export interface PriorSubmission {
+  /** Already accepted and recorded. */
+  recorded: boolean;
+  /** Has an open failure row (a retry of it is under way, or the user tries again). */
+  openFailure: boolean;
+}
+
+/** What the database already knows of a transaction, in one round trip. */
+export async function priorSubmission(db: Queryable, txid: string): Promise<PriorSubmission> {
+  const { rows } = await db.query<PriorSubmission>(
+    `SELECT EXISTS (SELECT 1 FROM tx_submissions WHERE txid = $1) AS recorded,
+            EXISTS (SELECT 1 FROM failed_txs WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying')) AS "openFailure"`,
+    [txid],
+  );
+  return rows[0]!;
 }
 
 /** An accepted submission closes any open failure of the same transactions (a retry that worked). */

@@ -13,7 +13,7 @@ import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import {
   forgetSubmission,
-  isRecordedSubmission,
+  priorSubmission,
   recordFailure,
   recordPackageSubmission,
   recordSubmission,
@@ -129,11 +129,11 @@ export function createSubmissionService(deps: SubmissionDeps) {
     let ctx: PricingContext;
     let priced: PricedTx;
     // The duplicate check runs alongside pricing: a repeat is rare, the wait is not.
-    const recorded = isRecordedSubmission(db, tx.txid);
-    recorded.catch(() => {}); // awaited below on every path; this only keeps an early failure from going unhandled
+    const prior = priorSubmission(db, tx.txid);
+    prior.catch(() => {}); // awaited below on every path; this only keeps an early failure from going unhandled
     try {
       [ctx, [priced]] = (await Promise.all([pricingContext(clientCode), priceTransactions(rpc, [tx])])) as [PricingContext, [PricedTx]];
-      if (await recorded) return { status: 'success', message: tx.txid };
+      if ((await prior).recorded) return { status: 'success', message: tx.txid };
       if (priced.fee === undefined) {
         const reasons = await nodeVerdict([hex]);
         throw new ApiError(422, reasons[0] ?? 'missing-inputs');
@@ -141,7 +141,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // Already accepted earlier: the node being unreachable now changes nothing for the user.
-      if (await recorded.catch(() => false)) return { status: 'success', message: tx.txid };
+      if (await prior.then((p) => p.recorded).catch(() => false)) return { status: 'success', message: tx.txid };
       await fail(failure, error);
       throw nodeFailure(error);
     }
@@ -188,7 +188,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
       log.error({ err: written.reason as unknown, txid: tx.txid }, 'Recording an accepted submission failed; retrying in the background');
       void retryLater(`submission ${tx.txid}`, async () => void (await recordSubmission(db, submission)), 1);
     }
-    void recordAfterAcceptance(`failure resolution for ${tx.txid}`, () => resolveFailures(db, [tx.txid]));
+    if ((await prior).openFailure) void recordAfterAcceptance(`failure resolution for ${tx.txid}`, () => resolveFailures(db, [tx.txid]));
     return { status: 'success', message: tx.txid, ...notice(ctx) };
   }
 
