@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, parseConfig, settingNames } from './config.ts';
 
 const repoRoot = path.resolve('/srv/portal');
 const parse = (env: Record<string, string | undefined>) => parseConfig(env, { repoRoot });
@@ -40,19 +40,17 @@ test('defaults: embedded regtest node, PGlite under <repo>/.data, port 8080', ()
   assert.equal(config.trustProxy, false);
   assert.equal(config.logLevel, 'info');
   assert.equal(config.auditPayloadMaxChars, 4096);
-  assert.equal(config.production, false);
   assert.equal(config.webDistDir, path.join(repoRoot, 'web', 'dist'));
 });
 
 test('numbers are converted from their environment text; DATA_DIR is resolved against the repo', () => {
-  const config = parse({ PORT: '9090', BITCOIN_RPC_CONCURRENCY: '3', DATA_DIR: 'var/data', BITCOIND: '/opt/core/bitcoind', NODE_ENV: 'production' });
+  const config = parse({ PORT: '9090', BITCOIN_RPC_CONCURRENCY: '3', DATA_DIR: 'var/data', BITCOIND: '/opt/core/bitcoind' });
   assert.equal(config.port, 9090);
   assert.equal(config.rpc.concurrency, 3);
   assert.equal(config.dataDir, path.join(repoRoot, 'var', 'data'));
   assert.deepEqual(config.database, { kind: 'pglite', dataDir: path.join(repoRoot, 'var', 'data', 'pglite') });
   assert.equal(config.node.kind === 'embedded' && config.node.bitcoindPath, '/opt/core/bitcoind');
   assert.equal(config.node.kind === 'embedded' && config.node.datadir, path.join(repoRoot, 'var', 'data', 'bitcoind'));
-  assert.equal(config.production, true);
 });
 
 test('DATABASE_URL selects Postgres', () => {
@@ -138,4 +136,11 @@ test('TRUST_PROXY: false, true, or a list of proxies', () => {
   assert.equal(parse({ TRUST_PROXY: 'true' }).trustProxy, true);
   assert.deepEqual(parse({ TRUST_PROXY: '10.0.0.1' }).trustProxy, ['10.0.0.1']);
   assert.deepEqual(parse({ TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16 ,,::1 ' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', '::1']);
+});
+
+test('the README documents every setting', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+  const missing = settingNames().filter((name) => !readme.includes(`\`${name}\``));
+  assert.deepEqual(missing, []);
 });
