@@ -1,3 +1,7 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createRecordKeeper } from '../src/modules/submission/record-keeper.ts';
+import { quietLog } from '../test/helpers/test-app.ts';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app.ts';
@@ -59,6 +63,7 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
     market: recorder ? { snapshot: () => recorder.time('market.snapshot()', () => market.snapshot()), invalidate: () => market.invalidate() } : market,
     settings: recorder ? { get: () => recorder.time('settings.get()', () => settings.get()), invalidate: () => settings.invalidate() } : settings,
     audit,
+    records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog }),
     network: 'regtest',
     options: { rateLimit: { max: 1_000_000_000, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
   });

@@ -18,6 +18,7 @@ import type { SettingsStore } from './modules/settings/settings.store.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { createStatusService } from './modules/status/status.service.ts';
 import { submissionRoutes } from './modules/submission/submission.routes.ts';
+import type { RecordKeeper } from './modules/submission/record-keeper.ts';
 import { createSubmissionService } from './modules/submission/submission.service.ts';
 
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   market: MarketRateSource;
   settings: SettingsStore;
   audit: AuditWriter;
+  /** Keeps records of accepted submissions, spooling them to disk when the database is down. */
+  records: RecordKeeper;
   /** The node's network, already checked against its chain at start-up. */
   network: string;
   options: {
@@ -71,7 +74,10 @@ export async function buildApp(deps: AppDeps) {
   app.addHook('onClose', () => json.close());
 
   registerAuditHooks(app, deps.audit, options.auditPayloadMaxChars);
-  app.addHook('onClose', async () => deps.audit.close());
+  app.addHook('onClose', async () => {
+    await deps.records.close();
+    await deps.audit.close();
+  });
 
   await app.register(rateLimit, {
     global: false,

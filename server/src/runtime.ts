@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
 import { launchRegtestNode, type LaunchedNode } from './bitcoin/node-launcher.ts';
@@ -8,6 +9,7 @@ import { migrate } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { createTemplateMarketSource } from './modules/pricing/market-rate.ts';
 import { createSettingsStore } from './modules/settings/settings.store.ts';
+import { createRecordKeeper } from './modules/submission/record-keeper.ts';
 
 /**
  * Wires the real adapters together from the parsed configuration: the
@@ -82,6 +84,11 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const { rpc } = connected;
     const network = await checkNetwork(rpc, config.network);
     const audit = createAuditWriter(db, { info: () => {}, warn: (o, m) => log(`${m ?? ''} ${JSON.stringify(o)}`), error: (o, m) => log(`${m ?? ''} ${JSON.stringify(o)}`) });
+    const logger = { info: (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`), warn: (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`), error: (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`) };
+    const records = createRecordKeeper({ db, spoolFile: path.join(config.dataDir, 'pending-records.jsonl'), log: logger });
+    // Records spooled while the database was down before the last stop go in first.
+    const replayed = await records.drain();
+    if (replayed.written > 0 || replayed.remaining > 0) log(`spooled submission records: ${replayed.written} written, ${replayed.remaining} still pending`);
     const app = await buildApp({
       db,
       rpc,
@@ -89,6 +96,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       market: createTemplateMarketSource(rpc, systemClock, { onRefreshError: (error) => log(`market rate refresh failed: ${(error as Error).message}`) }),
       settings: createSettingsStore(db, systemClock),
       audit,
+      records,
       network,
       options: {
         rateLimit: config.rateLimit,

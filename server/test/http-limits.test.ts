@@ -20,7 +20,8 @@ for (const engine of testDatabases()) {
     before(async () => {
       db = await engine.open();
       const rpc = createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 1000, maxConcurrency: 1 });
-      t = await startTestApp(undefined, db, { rpc, rateLimitMax: 5 });
+      // No timer flushes the audit queue: what is written at close, close() wrote.
+      t = await startTestApp(undefined, db, { rpc, rateLimitMax: 5, auditFlushIntervalMs: 3_600_000 });
     });
 
     after(async () => {
@@ -78,11 +79,13 @@ for (const engine of testDatabases()) {
     });
 
     test('a graceful shutdown writes every queued audit row', async () => {
+      await t.audit.flush();
       const beforeCount = await auditCount();
       const requests = 40;
       for (let i = 0; i < requests; i++) {
         await t.app.inject({ method: 'POST', url: '/rest-api/submit-tx', payload: { tx_hex: 'zz' }, remoteAddress: `127.0.1.${i}` });
       }
+      assert.equal(t.audit.stats().queued, requests, 'nothing written before close');
       await t.close();
       assert.equal(await auditCount(), beforeCount + requests);
     });

@@ -18,9 +18,7 @@ interface Body {
   message: string;
 }
 
-const engine = testDatabases().at(-1)!; // the Postgres server when configured, else PGlite
-
-describe(`node down or too slow (${engine.name})`, () => {
+for (const engine of testDatabases()) describe(`node down or too slow (${engine.name})`, () => {
   let node: TestNode;
   let db: TestDatabase;
   let hung: net.Server;
@@ -62,6 +60,26 @@ describe(`node down or too slow (${engine.name})`, () => {
       assert.equal(row?.status, 'Timeout');
       assert.equal(row?.tx_hex, tx.hex);
       assert.match(row.errors[0]!, /did not answer/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('the database failing after the node accepted: success, the record spooled and replayed', async () => {
+    const closed = await engine.open();
+    await closed.close();
+    const recordsDb = { down: true, query: <T>(sql: string, params?: unknown[]) => (recordsDb.down ? closed : db).query<T>(sql, params), exec: (sql: string) => (recordsDb.down ? closed : db).exec(sql) };
+    const t = await startTestApp(node, db, { recordsDb: recordsDb as unknown as TestDatabase });
+    try {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const res = await post<Body>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      assert.deepEqual(res.body, { status: 'success', message: tx.txid });
+      assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid));
+      const recorded = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM tx_submissions WHERE txid = $1', [tx.txid])).rows[0]!.n;
+      assert.equal(await recorded(), 0);
+      recordsDb.down = false;
+      assert.deepEqual(await t.records.drain(), { written: 1, remaining: 0 });
+      assert.equal(await recorded(), 1);
     } finally {
       await t.close();
     }

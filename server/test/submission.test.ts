@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { FEE_TOO_LOW_MESSAGE, MAINTENANCE_MESSAGE } from '../src/modules/submission/submission.service.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -100,6 +101,57 @@ for (const engine of testDatabases()) {
       assert.equal(first.body.status, 'success');
       assert.deepEqual(second.body, first.body);
       assert.equal(await submissions(tx.txid), 1);
+    });
+
+    test('two simultaneous submissions of one transaction both succeed and record it once', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const [a, b] = await Promise.all([
+        post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex }),
+        post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex }),
+      ]);
+      assert.deepEqual([a.body.status, b.body.status], ['success', 'success']);
+      assert.equal(await submissions(tx.txid), 1);
+      assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid));
+    });
+
+    test('a recorded transaction that left the mempool is sent again, not answered from the record', async () => {
+      const original = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
+      // Replaced behind the portal's back, straight on the node.
+      const replacement = await node.buildReplacement(original.hex, 12);
+      await node.rpc.call('sendrawtransaction', [replacement.hex]);
+      const again = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex });
+      assert.equal(again.statusCode, 422, 'the node refuses it now, and the user is told so');
+      assert.match(again.body.message, /insufficient fee|conflict/);
+    });
+
+    test('outputs worth more than the inputs get the node\'s own reason', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const decoded = decodeTxHex(tx.hex);
+      const inflated = encodeTxHex({ ...decoded, outputs: decoded.outputs.map((o, i) => (i === 0 ? { ...o, value: o.value + 100_000_000 } : o)) });
+      const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: inflated });
+      assert.equal(res.statusCode, 422);
+      assert.equal(res.body.message, 'bad-txns-in-belowout');
+    });
+
+    test('a package the node takes only in part records the members it took', async () => {
+      const parent = await node.buildTx({ feeRate: 3 });
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
+      // Same txid, broken signature: the node takes the parent alone and refuses the child.
+      const decoded = decodeTxHex(child.hex);
+      const sig = decoded.inputs[0]!.witness[0]!;
+      const broken = encodeTxHex({
+        ...decoded,
+        inputs: decoded.inputs.map((input) => ({ ...input, witness: [sig.slice(0, 20) + (sig[20] === '0' ? '1' : '0') + sig.slice(21), ...input.witness.slice(1)] })),
+      });
+      const res = await post<{ status: string; message: string; result: { package_msg: string } }>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, broken] });
+      assert.equal(res.statusCode, 422);
+      assert.notEqual(res.body.result.package_msg, 'success');
+      const mempool = await node.rpc.call<string[]>('getrawmempool');
+      assert.ok(mempool.includes(parent.txid), 'the parent is in the mempool');
+      assert.ok(!mempool.includes(child.txid));
+      const { rows } = await db.query<{ txids: string[] }>('SELECT txids FROM package_submissions WHERE $1 = ANY(txids)', [parent.txid]);
+      assert.deepEqual(rows.map((r) => r.txids), [[parent.txid]]);
     });
 
     test('a transaction below the minimum is refused with a plain message that discloses no formula', async () => {

@@ -350,6 +350,20 @@ for (const engine of testDatabases()) {
       }
     });
 
+    test('beyond maxQueuedChars of payload the oldest rows are dropped too', async () => {
+      const db = await engine.open();
+      try {
+        const writer = createAuditWriter(db, recordingLogger(), { flushIntervalMs: NO_TIMER, batchSize: 100, maxQueuedChars: 3 * (10_000 + 256) });
+        for (let i = 0; i < 6; i++) writer.push(row(i, { requestPayload: 'x'.repeat(10_000), responsePayload: null }));
+        assert.deepEqual(writer.stats(), { queued: 3, written: 0, dropped: 3, failedWrites: 0 });
+        await writer.flush();
+        assert.deepEqual(await endpoints(db), new Map([3, 4, 5].map((i) => [`/rest-api/test/${i}`, 1])));
+        await writer.close();
+      } finally {
+        await db.close();
+      }
+    });
+
     test('overflow while a batch is being written drops only queued rows and loses none of the newest', async () => {
       const db = await engine.open();
       try {

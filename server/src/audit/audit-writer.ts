@@ -39,7 +39,12 @@ export interface AuditWriterOptions {
    * oldest are dropped (and counted) rather than exhausting memory.
    */
   maxQueued?: number;
+  /** Likewise for the payload text queued (characters): rows carry payloads of up to tens of KB. */
+  maxQueuedChars?: number;
 }
+
+/** Payload text plus a fixed allowance for the other columns. */
+const rowChars = (row: AuditRow) => (row.requestPayload?.length ?? 0) + (row.responsePayload?.length ?? 0) + 256;
 
 const COLUMNS = [
   'ip_address', 'endpoint', 'http_method', 'client_code', 'request_at', 'request_payload',
@@ -55,7 +60,10 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
   const flushIntervalMs = options.flushIntervalMs ?? 200;
   const batchSize = options.batchSize ?? 500;
   const maxQueued = options.maxQueued ?? 200_000;
+  const maxQueuedChars = options.maxQueuedChars ?? 64 * 1024 * 1024;
   let queue: AuditRow[] = [];
+  /** Characters in `queue` (not the batch in flight). */
+  let queuedChars = 0;
   /**
    * Rows of the batch being written. They are out of `queue` meanwhile, so an
    * overflow during the write drops rows that are still only queued (and only
@@ -78,6 +86,7 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
     while (queue.length > 0) {
       const batch = queue.slice(0, batchSize);
       queue = queue.slice(batch.length);
+      queuedChars -= batch.reduce((n, row) => n + rowChars(row), 0);
       inFlight = batch.length;
       try {
         await writeBatch(batch);
@@ -85,6 +94,7 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
         // Back to the front of the queue, oldest first; the bound applies again.
         inFlight = 0;
         queue = [...batch, ...queue];
+        queuedChars += batch.reduce((n, row) => n + rowChars(row), 0);
         failedWrites++;
         log.warn({ err: error, queued: queue.length }, 'Audit write failed; rows stay queued');
         dropOldestBeyondBound();
@@ -96,9 +106,13 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
   }
 
   function dropOldestBeyondBound(): void {
-    if (queue.length <= maxQueued) return;
-    const excess = queue.length - maxQueued;
+    let excess = Math.max(0, queue.length - maxQueued);
+    let chars = queuedChars;
+    for (let i = 0; i < excess; i++) chars -= rowChars(queue[i]!);
+    while (chars > maxQueuedChars && excess < queue.length) chars -= rowChars(queue[excess++]!);
+    if (excess === 0) return;
     queue = queue.slice(excess);
+    queuedChars = chars;
     dropped += excess;
     log.error({ dropped: excess }, 'Audit queue full; oldest rows dropped');
   }
@@ -117,6 +131,7 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
     push(row) {
       if (closed) log.warn({ endpoint: row.endpoint }, 'Audit row after close; writing it anyway');
       queue.push(row);
+      queuedChars += rowChars(row);
       dropOldestBeyondBound();
       // After close() no timer runs: the push itself must start the write.
       if (closed || queue.length >= batchSize) void flush();

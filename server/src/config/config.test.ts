@@ -144,3 +144,17 @@ test('the README documents every setting', async () => {
   const missing = settingNames().filter((name) => !readme.includes(`\`${name}\``));
   assert.deepEqual(missing, []);
 });
+
+test('schema and cross-field problems are reported together, and passwords are never echoed', () => {
+  let error: ConfigError | undefined;
+  try {
+    parseConfig({ PORT: 'abc', BITCOIN_RPC_URL: 'http://127.0.0.1:8332', DATABASE_URL: 'mysql://user:hunter2@db/portal' }, { repoRoot: '/repo' });
+  } catch (e) {
+    error = e as ConfigError;
+  }
+  assert.ok(error instanceof ConfigError);
+  assert.ok(error.problems.some((p) => p.startsWith('PORT')));
+  assert.ok(error.problems.some((p) => p.startsWith('BITCOIN_RPC_URL needs')), 'the cross-field problem is there too');
+  assert.ok(error.problems.some((p) => p.startsWith('DATABASE_URL')));
+  assert.doesNotMatch(error.message, /hunter2/);
+});

@@ -104,8 +104,9 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     const schema = (EnvSchema.properties as Record<string, { type?: unknown }>)[key];
     if (schema?.type === 'integer' && !/^[+-]?\d+$/.test(text)) withDefaults[key] = text;
   }
+  // Cross-field rules below read only presence and equality, so they run on
+  // the raw values too: every problem is reported in one go.
   const problems = schemaProblems(withDefaults);
-  if (problems.length > 0) throw new ConfigError(problems);
   const env = withDefaults as Env;
 
   const hasUser = env.BITCOIN_RPC_USER !== undefined || env.BITCOIN_RPC_PASSWORD !== undefined;
@@ -117,7 +118,8 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     if (env.BITCOIND) problems.push('BITCOIND launches a local node and cannot be combined with BITCOIN_RPC_URL');
   } else {
     if (env.BITCOIN_RPC_COOKIE_FILE || hasUser) problems.push('BITCOIN_RPC_COOKIE_FILE/USER/PASSWORD need BITCOIN_RPC_URL');
-    if (env.BITCOIN_NETWORK && env.BITCOIN_NETWORK !== 'regtest') {
+    // An invalid network name is already reported above; this is about a valid one.
+    if (env.BITCOIN_NETWORK && NETWORKS.includes(env.BITCOIN_NETWORK) && env.BITCOIN_NETWORK !== 'regtest') {
       problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
     }
   }
@@ -168,6 +170,13 @@ function parseTrustProxy(value: string): boolean | string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** Values are echoed to help, but never a password, in a setting or inside a URL. */
+function redactValue(key: string, value: unknown): string {
+  if (/PASSWORD|SECRET|TOKEN/.test(key)) return '***';
+  const text = String(value);
+  return text.replace(/\/\/([^:/@\s]+):([^@/\s]+)@/, '//$1:***@');
+}
+
 /** One readable line per offending variable, rather than TypeBox's per-branch noise. */
 function schemaProblems(value: unknown): string[] {
   const byKey = new Map<string, string>();
@@ -177,7 +186,8 @@ function schemaProblems(value: unknown): string[] {
     const schema = (EnvSchema.properties as Record<string, unknown>)[key] as { anyOf?: Array<{ const: string }> } | undefined;
     const allowed = schema?.anyOf?.map((s) => s.const);
     const got = (value as Record<string, unknown>)[key];
-    byKey.set(key, allowed ? `${key} must be one of ${allowed.join(', ')} (got '${String(got)}')` : `${key} ${error.message} (got '${String(got)}')`);
+    const shown = redactValue(key, got);
+    byKey.set(key, allowed ? `${key} must be one of ${allowed.join(', ')} (got '${shown}')` : `${key} ${error.message} (got '${shown}')`);
   }
   return [...byKey.values()];
 }

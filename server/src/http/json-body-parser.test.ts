@@ -40,3 +40,26 @@ test('many large bodies in flight at once each get their own answer', async () =
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => parser.parse(big({ n: i }))));
   assert.deepEqual(results.map((r) => (r as { n: number }).n), Array.from({ length: 20 }, (_, i) => i));
 });
+
+test('too many large bodies waiting at once get a 503 instead of unbounded memory', async () => {
+  const small = createJsonBodyParser({ offThreadAboveBytes: 1024, maxQueuedBytes: 10_000 });
+  try {
+    const body = big({ n: 1 });
+    const first = small.parse(body);
+    const second = small.parse(body);
+    await assert.rejects(small.parse(body), { statusCode: 503 });
+    assert.deepEqual(((await first) as { n: number }).n, 1);
+    await second;
+    // Capacity comes back once the queue drains.
+    assert.deepEqual(((await small.parse(body)) as { n: number }).n, 1);
+  } finally {
+    await small.close();
+  }
+});
+
+test('closing the parser settles every pending parse', async () => {
+  const closing = createJsonBodyParser({ offThreadAboveBytes: 1024 });
+  const waiting = assert.rejects(closing.parse(big({ n: 2 })), /shutting down/);
+  await closing.close();
+  await waiting;
+});

@@ -14,6 +14,15 @@ export interface JsonBodyParser {
   close(): Promise<void>;
 }
 
+/** Too many large bodies waiting at once: answered 503, try again shortly. */
+class ParserBusyError extends Error {
+  readonly statusCode = 503;
+  constructor() {
+    super('The service is busy with other large transactions. Please try again shortly.');
+    this.name = 'ParserBusyError';
+  }
+}
+
 /** An error Fastify's error handler answers as a 400, like its own parser's. */
 class InvalidJsonError extends Error {
   readonly statusCode = 400;
@@ -32,15 +41,25 @@ interface Reply {
 
 const WORKER_URL = new URL('./json-parse.worker.ts', import.meta.url);
 
-export function createJsonBodyParser(options: { offThreadAboveBytes?: number } = {}): JsonBodyParser {
+export function createJsonBodyParser(options: { offThreadAboveBytes?: number; maxQueuedBytes?: number } = {}): JsonBodyParser {
   const threshold = options.offThreadAboveBytes ?? 512 * 1024;
+  // Each waiting body is held (and copied once) in memory: bound the total.
+  const maxQueuedBytes = options.maxQueuedBytes ?? 64 * 1024 * 1024;
+  let queuedBytes = 0;
   let worker: Worker | undefined;
   let nextId = 0;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; bytes: number }>();
+
+  function settle(id: number): { resolve: (v: unknown) => void; reject: (e: Error) => void } | undefined {
+    const job = pending.get(id);
+    if (!job) return undefined;
+    pending.delete(id);
+    queuedBytes -= job.bytes;
+    return job;
+  }
 
   function failAll(error: Error): void {
-    for (const job of pending.values()) job.reject(error);
-    pending.clear();
+    for (const id of [...pending.keys()]) settle(id)?.reject(error);
     worker = undefined;
   }
 
@@ -49,9 +68,8 @@ export function createJsonBodyParser(options: { offThreadAboveBytes?: number } =
     const created = new Worker(WORKER_URL);
     created.unref(); // an idle parser must not keep the process alive
     created.on('message', (reply: Reply) => {
-      const job = pending.get(reply.id);
+      const job = settle(reply.id);
       if (!job) return;
-      pending.delete(reply.id);
       if (reply.ok) job.resolve(reply.value);
       else job.reject(new InvalidJsonError(`Body is not valid JSON: ${reply.message ?? 'unknown error'}`));
     });
@@ -76,18 +94,21 @@ export function createJsonBodyParser(options: { offThreadAboveBytes?: number } =
     async parse(body) {
       if (body.length === 0) throw new InvalidJsonError('Body cannot be empty when content-type is set to application/json');
       if (body.length <= threshold) return parseInPlace(body);
+      if (queuedBytes + body.length > maxQueuedBytes) throw new ParserBusyError();
       const id = nextId++;
       const target = getWorker();
       // Copied, not transferred: Node may back a body with memory it marks
       // untransferable, and one memcpy is cheap next to the parse it saves.
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { resolve, reject, bytes: body.length });
+        queuedBytes += body.length;
         target.postMessage({ id, body });
       });
     },
     async close() {
       const current = worker;
-      worker = undefined;
+      // Nothing waits forever on a parse that will never come.
+      failAll(new Error('The server is shutting down'));
       if (current) await current.terminate();
     },
   };

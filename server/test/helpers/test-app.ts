@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { buildApp, type App } from '../../src/app.ts';
 import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-writer.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
@@ -6,6 +9,7 @@ import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
 import { createTemplateMarketSource } from '../../src/modules/pricing/market-rate.ts';
 import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
+import { createRecordKeeper, type RecordKeeper } from '../../src/modules/submission/record-keeper.ts';
 import type { TestNode } from './regtest.ts';
 
 /**
@@ -22,6 +26,7 @@ export interface TestApp {
   rpc: RpcClient;
   settings: SettingsStore;
   audit: AuditWriter;
+  records: RecordKeeper;
   /** Sets a setting row directly (the staff API comes later) and drops the cache. */
   setSetting(item: string, value: string): Promise<void>;
   close(): Promise<void>;
@@ -32,6 +37,10 @@ export interface TestAppOptions {
   rpc?: RpcClient;
   clock?: Clock;
   rateLimitMax?: number;
+  /** The audit writer's timer; large values leave draining to close(). */
+  auditFlushIntervalMs?: number;
+  /** Where accepted submissions are recorded, e.g. a database that fails on purpose. */
+  recordsDb?: Database;
 }
 
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
@@ -44,7 +53,9 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   if (!rpc) throw new Error('startTestApp needs a node or an rpc client');
   const clock = options.clock ?? systemClock;
   const settings = createSettingsStore(db, clock, { ttlMs: 0 });
-  const audit = createAuditWriter(db, quietLog, { flushIntervalMs: 20 });
+  const audit = createAuditWriter(db, quietLog, { flushIntervalMs: options.auditFlushIntervalMs ?? 20 });
+  const spoolDir = await mkdtemp(path.join(tmpdir(), 'portal-spool-'));
+  const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50 });
   const app = await buildApp({
     db,
     rpc,
@@ -52,6 +63,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     market: createTemplateMarketSource(rpc, clock, { ttlMs: 0, maxStaleMs: 0 }),
     settings,
     audit,
+    records,
     network: 'regtest',
     options: {
       rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },
@@ -66,12 +78,16 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     rpc,
     settings,
     audit,
+    records,
     async setSetting(item, value) {
       const { rowCount } = await db.query('UPDATE settings SET value = $2 WHERE item = $1', [item, value]);
       if (rowCount !== 1) throw new Error(`No setting ${item}`);
       settings.invalidate();
     },
-    close: () => app.close(),
+    async close() {
+      await app.close();
+      await rm(spoolDir, { recursive: true, force: true });
+    },
   };
 }
 

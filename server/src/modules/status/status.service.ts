@@ -58,13 +58,15 @@ export function createStatusService(deps: { db: Queryable; rpc: RpcClient; marke
     try {
       const snapshot = await market.snapshot();
       // The mempool first: the common case while a user watches the page.
+      // The raw transaction is fetched only for its size, and only when the
+      // portal has not recorded it: the page polls every 30 seconds.
       const [entry, raw] = await rpc.batch<unknown>([
         { method: 'getmempoolentry', params: [txid] },
-        { method: 'getrawtransaction', params: [txid, 0] },
+        ...(recorded ? [] : [{ method: 'getrawtransaction', params: [txid, 0] }]),
       ]);
       if (entry?.ok) {
         const e = entry.result as MempoolEntry;
-        const size = raw?.ok ? decodeTxHex(raw.result as string).size : (recorded?.size ?? null);
+        const size = recorded?.size ?? (raw?.ok ? decodeTxHex(raw.result as string).size : null);
         const fee = btcToSats(e.fees.base);
         const functional = Math.min(fee / e.vsize, btcToSats(e.fees.ancestor) / e.ancestorsize);
         // The node reuses a template for up to 5 s while the mempool changes, so a

@@ -11,6 +11,8 @@ test('an unreachable or slow node is always worth a retry', () => {
 test('rejections that pass with time are kept, final ones are not', () => {
   assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -26, 'mempool min fee not met, 100 < 200')), true);
   assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -26, 'too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]')), true);
+  assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -26, 'non-final')), true);
+  assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -26, 'non-BIP68-final')), true);
   assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -26, 'mandatory-script-verify-flag-failed (Signature must be zero for failed CHECK(MULTI)SIG operation)')), false);
   assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -25, 'bad-txns-inputs-missingorspent')), false);
   assert.equal(isRetryableFailure(new Error('anything else')), false);

@@ -13,7 +13,7 @@ import type { AncestorPackage } from '../pricing/fee-math.ts';
  * It also collects the mempool ancestors a single submission would be mined
  * with, for child-pays-for-parent pricing.
  *
- * The node is asked in batches: one round trip for all coins, one more only
+ * The node is asked in batches: one round trip for all coins, more only
  * when some inputs spend unconfirmed parents.
  */
 
@@ -24,6 +24,8 @@ export interface Outpoint {
 
 export interface PricedTx {
   tx: DecodedTx;
+  /** The size it is priced by (vB). */
+  vsize: number;
   /** Total fee in sats, or undefined when some spent output is unknown to the node. */
   fee: number | undefined;
   missingInputs: Outpoint[];
@@ -41,6 +43,8 @@ interface MempoolEntryReply {
 }
 
 const BATCH_SIZE = 1_000;
+/** More unconfirmed parents than this and the fee is left to the node's verdict (see round trip 2). */
+export const MAX_UNCONFIRMED_PARENTS = 100;
 
 async function batchInChunks<T>(rpc: RpcClient, calls: RpcCall[]) {
   const out = [];
@@ -80,36 +84,48 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
     else unresolvedParents.add(o.txid);
   });
 
-  // Round trip 2: parents that may be unconfirmed, with their mempool ancestry.
+  // Round trip 2: which of the other parents are in the mempool. Past a
+  // bound the answer cannot matter (the node's ancestor limits refuse such a
+  // chain long before), and looking up thousands of made-up parents would let
+  // one request make the node do unbounded work: the fee is then unknown and
+  // the node gives its own verdict.
   const parents = [...unresolvedParents];
   const entries = new Map<string, AncestorPackage>();
   const ancestorsOf = new Map<string, string[]>();
-  if (parents.length > 0) {
-    const calls = parents.flatMap((p) => [
-      { method: 'getmempoolentry', params: [p] },
-      { method: 'getrawtransaction', params: [p, 0] },
-      { method: 'getmempoolancestors', params: [p, false] },
-    ]);
-    const replies = await batchInChunks<unknown>(rpc, calls);
-    parents.forEach((p, i) => {
-      const entry = replies[i * 3];
-      const raw = replies[i * 3 + 1];
-      const ancestors = replies[i * 3 + 2];
-      // Only a parent that is in the mempool right now can lend its outputs.
-      if (!entry?.ok || !raw?.ok || !ancestors?.ok) return;
-      entries.set(p, toPackage(entry.result as MempoolEntryReply));
+  if (parents.length > 0 && parents.length <= MAX_UNCONFIRMED_PARENTS) {
+    const found = await rpc.batch<MempoolEntryReply>(parents.map((p) => ({ method: 'getmempoolentry', params: [p] })));
+    const inMempool = parents.filter((p, i) => {
+      const reply = found[i];
+      if (reply?.ok) entries.set(p, toPackage(reply.result));
+      return reply?.ok === true;
+    });
+    // Round trip 3, only for real mempool parents: their outputs (raw hex, not
+    // verbose JSON) and their own ancestors.
+    const details = await rpc.batch<unknown>(
+      inMempool.flatMap((p) => [
+        { method: 'getrawtransaction', params: [p, 0] },
+        { method: 'getmempoolancestors', params: [p, false] },
+      ]),
+    );
+    inMempool.forEach((p, i) => {
+      const raw = details[i * 2];
+      const ancestors = details[i * 2 + 1];
+      // Mined or evicted between the two calls: its outputs stay unknown.
+      if (!raw?.ok || !ancestors?.ok) {
+        entries.delete(p);
+        return;
+      }
       ancestorsOf.set(p, ancestors.result as string[]);
-      const parentTx = decodeTxHex(raw.result as string);
-      parentTx.outputs.forEach((output, vout) => {
+      decodeTxHex(raw.result as string).outputs.forEach((output, vout) => {
         const k = key({ txid: p, vout });
         if (seen.has(k)) values.set(k, output.value);
       });
     });
-    // Round trip 3, rare: ancestors further up that are not direct parents.
+    // Round trip 4, rare: ancestors further up that are not direct parents.
     const further = [...new Set([...ancestorsOf.values()].flat())].filter((id) => !entries.has(id));
-    const replies3 = await batchInChunks<MempoolEntryReply>(rpc, further.map((id) => ({ method: 'getmempoolentry', params: [id] })));
+    const replies = await batchInChunks<MempoolEntryReply>(rpc, further.map((id) => ({ method: 'getmempoolentry', params: [id] })));
     further.forEach((id, i) => {
-      const reply = replies3[i];
+      const reply = replies[i];
       if (reply?.ok) entries.set(id, toPackage(reply.result));
     });
   }
@@ -134,6 +150,7 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
     });
     return {
       tx,
+      vsize: tx.vsize,
       fee: missingInputs.length === 0 ? inputSum - outputSum : undefined,
       missingInputs,
       mempoolAncestors,

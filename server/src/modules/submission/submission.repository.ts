@@ -57,11 +57,6 @@ export async function recordSubmission(db: Queryable, s: NewSubmission): Promise
   return rowCount === 1;
 }
 
-/** Takes back a row written while the node was still deciding, when it refused. */
-export async function forgetSubmission(db: Queryable, txid: string): Promise<void> {
-  await db.query(`DELETE FROM tx_submissions WHERE txid = $1 AND status = 'accepted'`, [txid]);
-}
-
 export interface NewPackageSubmission {
   packageHash: string;
   txids: string[];

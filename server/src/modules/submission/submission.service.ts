@@ -11,16 +11,8 @@ import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts
 import type { SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
-import {
-  forgetSubmission,
-  priorSubmission,
-  recordFailure,
-  recordPackageSubmission,
-  recordSubmission,
-  resolveFailures,
-  type NewFailure,
-  type NewSubmission,
-} from './submission.repository.ts';
+import type { RecordKeeper } from './record-keeper.ts';
+import { priorSubmission, recordFailure, type NewFailure } from './submission.repository.ts';
 import type { PackageResult, ParseResponse, ParsedTxItem, SubmitResponse } from './submission.schemas.ts';
 
 /** Bitcoin Core's MAX_PACKAGE_COUNT (policy/packages.h). */
@@ -39,6 +31,7 @@ export interface SubmissionDeps {
   rpc: RpcClient;
   market: MarketRateSource;
   settings: SettingsStore;
+  records: RecordKeeper;
   clock: Clock;
   log: Logger;
 }
@@ -50,7 +43,7 @@ interface PricingContext {
 }
 
 export function createSubmissionService(deps: SubmissionDeps) {
-  const { db, rpc, market, settings, clock, log } = deps;
+  const { db, rpc, market, settings, records, clock, log } = deps;
 
   async function openForSubmissions(): Promise<void> {
     if ((await settings.get()).maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
@@ -65,27 +58,6 @@ export function createSubmissionService(deps: SubmissionDeps) {
       discountPercentage: discount.kind === 'applied' ? discount.discountPercentage : 0,
     });
     return { snapshot, threshold, discount };
-  }
-
-  /**
-   * A write that follows the node's acceptance must not turn a success into a
-   * failure: the transaction is in the mempool either way. It is retried in
-   * the background and logged if it keeps failing.
-   */
-  function recordAfterAcceptance(what: string, write: () => Promise<void>): Promise<void> {
-    return write().catch((error: unknown) => {
-      log.error({ err: error }, `Recording ${what} failed; retrying in the background`);
-      void retryLater(what, write, 1);
-    });
-  }
-
-  async function retryLater(what: string, write: () => Promise<void>, attempt: number): Promise<void> {
-    if (attempt > 8) {
-      log.error({ what }, `Giving up recording ${what}`);
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 250 * 2 ** attempt).unref());
-    await write().catch(() => retryLater(what, write, attempt + 1));
   }
 
   /**
@@ -126,70 +98,78 @@ export function createSubmissionService(deps: SubmissionDeps) {
     await openForSubmissions();
 
     const failure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx' as const, clientCode: clientCode ?? null };
+    // Whether an open failure row waits to be closed, looked up alongside pricing.
+    const prior = priorSubmission(db, tx.txid);
+    prior.catch(() => {}); // awaited later where it matters; this only keeps an early failure from going unhandled
     let ctx: PricingContext;
     let priced: PricedTx;
-    // The duplicate check runs alongside pricing: a repeat is rare, the wait is not.
-    const prior = priorSubmission(db, tx.txid);
-    prior.catch(() => {}); // awaited below on every path; this only keeps an early failure from going unhandled
     try {
       [ctx, [priced]] = (await Promise.all([pricingContext(clientCode), priceTransactions(rpc, [tx])])) as [PricingContext, [PricedTx]];
-      if ((await prior).recorded) return { status: 'success', message: tx.txid };
-      if (priced.fee === undefined) {
+      // Unknown inputs, or outputs worth more than the inputs: the node says why in its own words.
+      if (priced.fee === undefined || priced.fee < 0) {
         const reasons = await nodeVerdict([hex]);
         throw new ApiError(422, reasons[0] ?? 'missing-inputs');
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      // Already accepted earlier: the node being unreachable now changes nothing for the user.
-      if (await prior.then((p) => p.recorded).catch(() => false)) return { status: 'success', message: tx.txid };
       await fail(failure, error);
       throw nodeFailure(error);
     }
 
-    const own = { feeSats: priced.fee, vsize: tx.vsize };
+    const own = { feeSats: priced.fee, vsize: priced.vsize };
     if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
+      // Already in the mempool (submitted earlier, when the market was lower,
+      // or relayed): it stays there, so a repeat is not a refusal.
+      if (await inMempool(tx.txid)) return { status: 'success', message: tx.txid, ...notice(ctx) };
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
 
-    const rate = feeRate(priced.fee, tx.vsize);
-    const submission: NewSubmission = {
-      txid: tx.txid,
-      wtxid: tx.wtxid,
-      txHex: hex,
-      clientCode: clientCode ?? null,
-      discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
-      size: tx.size,
-      vsize: tx.vsize,
-      weight: tx.weight,
-      fee: priced.fee,
-      feeRate: rate,
-      functionalRate: functionalRate(own, priced.mempoolAncestors),
-      marketRate: ctx.snapshot.marketRate,
-      thresholdRate: ctx.threshold,
-      multiplier: rate / ctx.snapshot.marketRate,
-    };
-
-    // The record is written while the node validates, not after: the row
-    // exists before the user hears "success", at no extra wait. If the node
-    // refuses, the row is taken back. (A crash in between leaves a row for a
-    // transaction the node may not hold; tracking checks every accepted row
-    // against the node.)
-    const [sent, written] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [hex]), recordSubmission(db, submission)]);
-    // Already mined counts as done: the submission did what the user wanted.
-    const accepted = sent.status === 'fulfilled' || (sent.reason instanceof RpcError && sent.reason.code === RpcCode.VERIFY_ALREADY_IN_CHAIN);
-    if (!accepted) {
-      if (written.status === 'fulfilled' && written.value) {
-        await forgetSubmission(db, tx.txid).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back the record of a refused submission'));
+    // Always ask the node, even for a transaction recorded before: it may have
+    // been evicted or replaced since, and a resubmission puts it back.
+    try {
+      await rpc.call<string>('sendrawtransaction', [hex]);
+    } catch (error) {
+      // Already mined: the submission did what the user wanted.
+      if (!(error instanceof RpcError && error.code === RpcCode.VERIFY_ALREADY_IN_CHAIN)) {
+        await fail(failure, error);
+        throw nodeFailure(error);
       }
-      await fail(failure, sent.reason);
-      throw nodeFailure(sent.reason);
     }
-    if (written.status === 'rejected') {
-      log.error({ err: written.reason as unknown, txid: tx.txid }, 'Recording an accepted submission failed; retrying in the background');
-      void retryLater(`submission ${tx.txid}`, async () => void (await recordSubmission(db, submission)), 1);
-    }
-    if ((await prior).openFailure) void recordAfterAcceptance(`failure resolution for ${tx.txid}`, () => resolveFailures(db, [tx.txid]));
+
+    const rate = feeRate(priced.fee, priced.vsize);
+    // Written only once the node has accepted: a row never stands for a
+    // transaction the node refused. Idempotent, so repeats record it once.
+    await records.keep({
+      kind: 'tx',
+      submission: {
+        txid: tx.txid,
+        wtxid: tx.wtxid,
+        txHex: hex,
+        clientCode: clientCode ?? null,
+        discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+        size: tx.size,
+        vsize: priced.vsize,
+        weight: tx.weight,
+        fee: priced.fee,
+        feeRate: rate,
+        functionalRate: functionalRate(own, priced.mempoolAncestors),
+        marketRate: ctx.snapshot.marketRate,
+        thresholdRate: ctx.threshold,
+        multiplier: rate / ctx.snapshot.marketRate,
+      },
+      resolveFailures: await prior.then((p) => p.openFailure).catch(() => true),
+    });
     return { status: 'success', message: tx.txid, ...notice(ctx) };
+  }
+
+  async function inMempool(txid: string): Promise<boolean> {
+    try {
+      await rpc.call('getmempoolentry', [txid]);
+      return true;
+    } catch (error) {
+      if (error instanceof RpcError) return false;
+      throw nodeFailure(error);
+    }
   }
 
   async function submitPackage(rawHexes: string[], clientCode: string | undefined): Promise<PackageResult> {
@@ -197,7 +177,6 @@ export function createSubmissionService(deps: SubmissionDeps) {
     const txs = await decodePackageOrReject(hexes);
     await openForSubmissions();
     const txids = txs.map((t) => t.txid);
-    const packageHash = createHash('sha256').update(txids.join(',')).digest('hex');
     const failure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package' as const, clientCode: clientCode ?? null };
 
     let ctx: PricingContext;
@@ -205,7 +184,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     try {
       ctx = await pricingContext(clientCode);
       priced = await priceTransactions(rpc, txs);
-      if (priced.some((p) => p.fee === undefined)) {
+      if (priced.some((p) => p.fee === undefined || p.fee < 0)) {
         const reasons = await nodeVerdict(hexes);
         throw new ApiError(422, reasons[0] ?? 'missing-inputs');
       }
@@ -216,7 +195,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     }
 
     // Packages get no child-pays-for-parent (SPEC.md section 1): each member on its own.
-    const cheap = priced.findIndex((p) => !clearsThreshold(p.fee!, p.tx.vsize, ctx.threshold));
+    const cheap = priced.findIndex((p) => !clearsThreshold(p.fee!, p.vsize, ctx.threshold));
     if (cheap >= 0) {
       throw new ApiError(422, `Transaction ${cheap + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
     }
@@ -228,33 +207,39 @@ export function createSubmissionService(deps: SubmissionDeps) {
       await fail(failure, error);
       throw nodeFailure(error);
     }
+    // Members the node took are in its mempool even when the package as a
+    // whole failed: they are recorded all the same.
+    const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
+    const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
+    if (kept.length > 0) {
+      const totalFee = kept.reduce((sum, k) => sum + k.p.fee!, 0);
+      const totalVsize = kept.reduce((sum, k) => sum + k.p.vsize, 0);
+      const rate = feeRate(totalFee, totalVsize);
+      const keptTxids = kept.map((k) => k.p.tx.txid);
+      await records.keep({
+        kind: 'package',
+        submission: {
+          packageHash: createHash('sha256').update(keptTxids.join(',')).digest('hex'),
+          txids: keptTxids,
+          txHexes: kept.map((k) => k.hex),
+          clientCode: clientCode ?? null,
+          discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+          totalSize: kept.reduce((sum, k) => sum + k.p.tx.size, 0),
+          totalVsize,
+          totalWeight: kept.reduce((sum, k) => sum + k.p.tx.weight, 0),
+          totalFee,
+          feeRate: rate,
+          marketRate: ctx.snapshot.marketRate,
+          multiplier: rate / ctx.snapshot.marketRate,
+          packageMsg: result.package_msg,
+        },
+      });
+    }
     if (result.package_msg !== 'success') {
       const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
-      const message = errors[0] ?? result.package_msg;
       await fail(failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, errors.join('; ') || result.package_msg));
-      throw new ApiError(422, message, { result });
+      throw new ApiError(422, errors[0] ?? result.package_msg, { result });
     }
-
-    const totalFee = priced.reduce((s, p) => s + p.fee!, 0);
-    const totalVsize = txs.reduce((s, t) => s + t.vsize, 0);
-    const rate = feeRate(totalFee, totalVsize);
-    await recordAfterAcceptance(`package ${packageHash}`, () =>
-      recordPackageSubmission(db, {
-        packageHash,
-        txids,
-        txHexes: hexes,
-        clientCode: clientCode ?? null,
-        discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
-        totalSize: txs.reduce((s, t) => s + t.size, 0),
-        totalVsize,
-        totalWeight: txs.reduce((s, t) => s + t.weight, 0),
-        totalFee,
-        feeRate: rate,
-        marketRate: ctx.snapshot.marketRate,
-        multiplier: rate / ctx.snapshot.marketRate,
-        packageMsg: result.package_msg,
-      }),
-    );
     return { status: 'success', message: result.package_msg, result, ...notice(ctx) };
   }
 
