@@ -217,10 +217,22 @@ export async function systemDebianMirror(): Promise<string> {
   throw new Error('Cannot find a Debian mirror in the system apt configuration: set BITCOIND to a bitcoind binary, see README');
 }
 
+/**
+ * apt-get and dpkg get only what they need: the search path and any proxy
+ * settings. The portal's own environment can hold credentials (database URL,
+ * RPC password) that a package tool has no business seeing.
+ */
+function aptEnvironment(): NodeJS.ProcessEnv {
+  const passed = ['PATH', 'HOME', 'TMPDIR', 'http_proxy', 'https_proxy', 'no_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
+  const env: NodeJS.ProcessEnv = { LC_ALL: 'C', DEBIAN_FRONTEND: 'noninteractive' };
+  for (const name of passed) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
 /** Runs a command, returns its stdout, and fails with its output when it fails. */
 function run(file: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C', DEBIAN_FRONTEND: 'noninteractive' } });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: aptEnvironment() });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
