@@ -9,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import { registerAuditHooks } from './audit/audit.hooks.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
+import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
@@ -36,6 +37,8 @@ export interface AppDeps {
     rateLimit: { max: number; windowMs: number };
     trustProxy: boolean | string[];
     auditPayloadMaxChars: number;
+    /** The node's -bytespersigop (default 20), for the sigop-adjusted virtual size submissions are priced by. */
+    bytesPerSigop?: number;
     webDistDir?: string;
     logger?: FastifyServerOptions['logger'];
     version?: string;
@@ -101,7 +104,7 @@ export async function buildApp(deps: AppDeps) {
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui' });
 
-  const submission = createSubmissionService({ ...deps, log: app.log });
+  const submission = createSubmissionService({ ...deps, log: app.log, bytesPerSigop: options.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP });
   const status = createStatusService(deps);
   const limit = { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs };
   await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });

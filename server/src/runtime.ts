@@ -102,6 +102,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
         rateLimit: config.rateLimit,
         trustProxy: config.trustProxy,
         auditPayloadMaxChars: config.auditPayloadMaxChars,
+        bytesPerSigop: config.bytesPerSigop,
         webDistDir: config.webDistDir,
         logger: { level: config.logLevel },
       },

@@ -154,6 +154,41 @@ for (const engine of testDatabases()) {
       assert.deepEqual(rows.map((r) => r.txids), [[parent.txid]]);
     });
 
+    test('sigop-heavy transactions are priced by the node\'s sigop-adjusted virtual size', async () => {
+      // Outputs of 34 × OP_CHECKMULTISIG: 680 legacy sigops each, so the node
+      // sizes the transaction by sigops (×20 bytes), not by its bytes.
+      const sigopHeavy = async (feeSats: number) => {
+        const unspent = await node.wallet.call<Array<{ txid: string; vout: number; amount: number; desc: string; spendable: boolean }>>('listunspent', [1]);
+        const coin = unspent.find((u) => u.spendable && u.desc.startsWith('wpkh(') && u.amount >= 0.01)!;
+        await node.wallet.call('lockunspent', [false, [{ txid: coin.txid, vout: coin.vout }], true]);
+        const change = (await node.wallet.call<{ scriptPubKey: string }>('getaddressinfo', [await node.address('bech32')])).scriptPubKey;
+        const outputs = Array.from({ length: 4 }, () => ({ value: 1_000, scriptPubKey: 'ae'.repeat(34) }));
+        const unsigned = encodeTxHex({
+          version: 2,
+          locktime: 0,
+          inputs: [{ txid: coin.txid, vout: coin.vout, scriptSig: '', sequence: 0xfffffffd }],
+          outputs: [...outputs, { value: Math.round(coin.amount * 1e8) - 4_000 - feeSats, scriptPubKey: change }],
+        });
+        return (await node.wallet.call<{ hex: string }>('signrawtransactionwithwallet', [unsigned])).hex;
+      };
+
+      const cheap = await sigopHeavy(30_000); // ~100 sat/vB by bytes, ~0.55 sat/vB by sigops
+      const verdict = await node.rpc.call<Array<{ allowed: boolean; vsize: number }>>('testmempoolaccept', [[cheap]]);
+      assert.equal(verdict[0]!.allowed, true, 'the node alone would take it');
+      const parsed = await post<{ transactions: Array<{ vsize: number; weight: number; meets_minimum_fee: boolean }> }>(t.app, '/rest-api/parse-tx', { tx_hexes: [cheap] });
+      assert.equal(parsed.body.transactions[0]!.vsize, verdict[0]!.vsize, "the portal's vsize is the node's");
+      assert.ok(parsed.body.transactions[0]!.vsize > 10 * Math.ceil(parsed.body.transactions[0]!.weight / 4));
+      assert.equal(parsed.body.transactions[0]!.meets_minimum_fee, false);
+      assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: cheap })).statusCode, 422);
+
+      const paying = await sigopHeavy(150_000); // ~2.8 sat/vB by sigops
+      const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: paying });
+      assert.equal(accepted.body.status, 'success');
+      const entry = await node.rpc.call<{ vsize: number }>('getmempoolentry', [accepted.body.message]);
+      const { rows } = await db.query<{ vsize: number }>('SELECT vsize FROM tx_submissions WHERE txid = $1', [accepted.body.message]);
+      assert.equal(rows[0]!.vsize, entry.vsize);
+    });
+
     test('a transaction below the minimum is refused with a plain message that discloses no formula', async () => {
       const tx = await node.buildTx({ feeRate: 1.5 });
       const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });

@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   BITCOIND: Type.Optional(Type.String({ minLength: 1, description: 'A local bitcoind binary to launch instead of the downloaded one' })),
   BITCOIN_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
   BITCOIN_RPC_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
+  BITCOIN_BYTES_PER_SIGOP: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: "The node's -bytespersigop: submissions are priced by the node's sigop-adjusted virtual size" }),
   REGTEST_RPC_PORT: Port(18543, 'RPC port of the embedded regtest node'),
   REGTEST_P2P_PORT: Port(18544, 'P2P port of the embedded regtest node'),
   REGTEST_ZMQ_PORT: Port(18545, 'ZMQ port of the embedded regtest node'),
@@ -68,6 +69,7 @@ export interface AppConfig {
   node: NodeConfig;
   network: Network | undefined;
   rpc: { timeoutMs: number; concurrency: number };
+  bytesPerSigop: number;
   rateLimit: { max: number; windowMs: number };
   trustProxy: boolean | string[];
   logLevel: string;
@@ -156,6 +158,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     node,
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
     rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
+    bytesPerSigop: env.BITCOIN_BYTES_PER_SIGOP,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL,

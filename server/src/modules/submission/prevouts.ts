@@ -1,5 +1,6 @@
 import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
 import { btcToSats } from '../../bitcoin/amounts.ts';
+import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize, transactionSigOpCost } from '../../bitcoin/sigops.ts';
 import { decodeTxHex, type DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { AncestorPackage } from '../pricing/fee-math.ts';
 
@@ -24,7 +25,7 @@ export interface Outpoint {
 
 export interface PricedTx {
   tx: DecodedTx;
-  /** The size it is priced by (vB). */
+  /** The size it is priced by: sigop-adjusted virtual size (vB). */
   vsize: number;
   /** Total fee in sats, or undefined when some spent output is unknown to the node. */
   fee: number | undefined;
@@ -35,6 +36,7 @@ export interface PricedTx {
 
 interface TxOutReply {
   value: number;
+  scriptPubKey: { hex: string };
 }
 
 interface MempoolEntryReply {
@@ -54,9 +56,15 @@ async function batchInChunks<T>(rpc: RpcClient, calls: RpcCall[]) {
 
 const key = (o: Outpoint) => `${o.txid}:${o.vout}`;
 
-export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promise<PricedTx[]> {
+export interface PricingOptions {
+  /** The node's -bytespersigop. */
+  bytesPerSigop: number;
+}
+
+export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], options: PricingOptions = { bytesPerSigop: DEFAULT_BYTES_PER_SIGOP }): Promise<PricedTx[]> {
   const inPackage = new Map(txs.map((t) => [t.txid, t]));
-  const values = new Map<string, number>();
+  /** Spent outputs found so far: value and script (the script counts towards sigops). */
+  const coins = new Map<string, { value: number; script: string }>();
 
   // Round trip 1: every outside coin against the UTXO set.
   const outside: Outpoint[] = [];
@@ -66,7 +74,7 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
       const parent = inPackage.get(input.txid);
       if (parent) {
         const output = parent.outputs[input.vout];
-        if (output) values.set(key(input), output.value);
+        if (output) coins.set(key(input), { value: output.value, script: output.scriptPubKey });
         continue;
       }
       const k = key(input);
@@ -76,11 +84,11 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
       }
     }
   }
-  const coins = await batchInChunks<TxOutReply | null>(rpc, outside.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
+  const utxos = await batchInChunks<TxOutReply | null>(rpc, outside.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
   const unresolvedParents = new Set<string>();
   outside.forEach((o, i) => {
-    const reply = coins[i];
-    if (reply?.ok && reply.result) values.set(key(o), btcToSats(reply.result.value));
+    const reply = utxos[i];
+    if (reply?.ok && reply.result) coins.set(key(o), { value: btcToSats(reply.result.value), script: reply.result.scriptPubKey.hex });
     else unresolvedParents.add(o.txid);
   });
 
@@ -118,7 +126,7 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
       ancestorsOf.set(p, ancestors.result as string[]);
       decodeTxHex(raw.result as string).outputs.forEach((output, vout) => {
         const k = key({ txid: p, vout });
-        if (seen.has(k)) values.set(k, output.value);
+        if (seen.has(k)) coins.set(k, { value: output.value, script: output.scriptPubKey });
       });
     });
     // Round trip 4, rare: ancestors further up that are not direct parents.
@@ -134,10 +142,12 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
     const missingInputs: Outpoint[] = [];
     let inputSum = 0;
     const ancestorIds = new Set<string>();
+    const scripts: Array<string | undefined> = [];
     for (const input of tx.inputs) {
-      const value = values.get(key(input));
-      if (value === undefined) missingInputs.push({ txid: input.txid, vout: input.vout });
-      else inputSum += value;
+      const coin = coins.get(key(input));
+      scripts.push(coin?.script);
+      if (coin === undefined) missingInputs.push({ txid: input.txid, vout: input.vout });
+      else inputSum += coin.value;
       if (entries.has(input.txid) && !inPackage.has(input.txid)) {
         ancestorIds.add(input.txid);
         for (const id of ancestorsOf.get(input.txid) ?? []) ancestorIds.add(id);
@@ -150,7 +160,10 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[]): Promi
     });
     return {
       tx,
-      vsize: tx.vsize,
+      // Priced by the node's own measure: the sigop-adjusted virtual size
+      // (policy/policy.cpp GetVirtualTransactionSize), which for bare
+      // multisig and other sigop-heavy scripts is several times weight / 4.
+      vsize: sigopAdjustedVsize(tx.weight, transactionSigOpCost(tx, scripts), options.bytesPerSigop),
       fee: missingInputs.length === 0 ? inputSum - outputSum : undefined,
       missingInputs,
       mempoolAncestors,

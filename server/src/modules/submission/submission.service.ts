@@ -34,6 +34,8 @@ export interface SubmissionDeps {
   records: RecordKeeper;
   clock: Clock;
   log: Logger;
+  /** The node's -bytespersigop, for the sigop-adjusted virtual size. */
+  bytesPerSigop: number;
 }
 
 interface PricingContext {
@@ -44,6 +46,7 @@ interface PricingContext {
 
 export function createSubmissionService(deps: SubmissionDeps) {
   const { db, rpc, market, settings, records, clock, log } = deps;
+  const pricing = { bytesPerSigop: deps.bytesPerSigop };
 
   async function openForSubmissions(): Promise<void> {
     if ((await settings.get()).maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
@@ -104,7 +107,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     let ctx: PricingContext;
     let priced: PricedTx;
     try {
-      [ctx, [priced]] = (await Promise.all([pricingContext(clientCode), priceTransactions(rpc, [tx])])) as [PricingContext, [PricedTx]];
+      [ctx, [priced]] = (await Promise.all([pricingContext(clientCode), priceTransactions(rpc, [tx], pricing)])) as [PricingContext, [PricedTx]];
       // Unknown inputs, or outputs worth more than the inputs: the node says why in its own words.
       if (priced.fee === undefined || priced.fee < 0) {
         const reasons = await nodeVerdict([hex]);
@@ -183,7 +186,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     let priced: PricedTx[];
     try {
       ctx = await pricingContext(clientCode);
-      priced = await priceTransactions(rpc, txs);
+      priced = await priceTransactions(rpc, txs, pricing);
       if (priced.some((p) => p.fee === undefined || p.fee < 0)) {
         const reasons = await nodeVerdict(hexes);
         throw new ApiError(422, reasons[0] ?? 'missing-inputs');
@@ -264,7 +267,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     let pricingNote: string | undefined;
     try {
       ctx = await pricingContext(clientCode);
-      priced = new Map((await priceTransactions(rpc, txs)).map((p) => [p.tx.txid, p]));
+      priced = new Map((await priceTransactions(rpc, txs, pricing)).map((p) => [p.tx.txid, p]));
     } catch (error) {
       if (!(error instanceof RpcError || error instanceof RpcTransportError)) throw error;
       pricingNote = 'The fee could not be checked because the mining node is not reachable right now.';
@@ -275,10 +278,11 @@ export function createSubmissionService(deps: SubmissionDeps) {
       if (d instanceof TxDecodeError) return { status: 'error', message: d.message };
       const p = priced.get(d.txid);
       const fee = p?.fee;
+      const vsize = p?.vsize ?? d.vsize;
       let meets: boolean | null = null;
       let functional: number | null = null;
       if (fee !== undefined && ctx) {
-        const own = { feeSats: fee, vsize: d.vsize };
+        const own = { feeSats: fee, vsize };
         const ancestors = single ? p!.mempoolAncestors : [];
         meets = functionalClears(own, ancestors, ctx.threshold);
         functional = functionalRate(own, ancestors);
@@ -292,10 +296,10 @@ export function createSubmissionService(deps: SubmissionDeps) {
         version: d.version,
         locktime: d.locktime,
         size: d.size,
-        vsize: d.vsize,
+        vsize,
         weight: d.weight,
         fee: fee ?? null,
-        fee_rate: fee === undefined ? null : feeRate(fee, d.vsize),
+        fee_rate: fee === undefined ? null : feeRate(fee, vsize),
         functional_rate: functional,
         meets_minimum_fee: meets,
         input_count: d.inputs.length,
