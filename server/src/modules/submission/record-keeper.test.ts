@@ -10,7 +10,6 @@ import { createRecordKeeper, type AcceptedRecord } from './record-keeper.ts';
 
 const record = (n: number): Extract<AcceptedRecord, { kind: 'tx' }> => ({
   kind: 'tx',
-  resolveFailures: false,
   submission: {
     txid: n.toString(16).padStart(64, '0'),
     wtxid: n.toString(16).padStart(64, '0'),

@@ -3,13 +3,7 @@ import path from 'node:path';
 import type { Queryable } from '../../db/database.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
 import type { Logger } from '../../lib/logger.ts';
-import {
-  recordPackageSubmission,
-  recordSubmission,
-  resolveFailures,
-  type NewPackageSubmission,
-  type NewSubmission,
-} from './submission.repository.ts';
+import { recordPackageSubmission, recordSubmission, type NewPackageSubmission, type NewSubmission } from './submission.repository.ts';
 
 /**
  * Records of submissions the node has accepted. The transaction is in the
@@ -21,7 +15,7 @@ import {
  */
 
 export type AcceptedRecord =
-  | { kind: 'tx'; submission: NewSubmission; resolveFailures: boolean }
+  | { kind: 'tx'; submission: NewSubmission }
   | { kind: 'package'; submission: NewPackageSubmission };
 
 export interface RecordKeeper {
@@ -47,7 +41,6 @@ async function write(db: Queryable, record: AcceptedRecord): Promise<void> {
     return;
   }
   await recordSubmission(db, record.submission);
-  if (record.resolveFailures) await resolveFailures(db, [record.submission.txid]);
 }
 
 export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {

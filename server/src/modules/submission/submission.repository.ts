@@ -19,42 +19,22 @@ export interface NewSubmission {
   multiplier: number;
 }
 
-export interface PriorSubmission {
-  /** Already accepted and recorded. */
-  recorded: boolean;
-  /** Has an open failure row (a retry of it is under way, or the user tries again). */
-  openFailure: boolean;
-}
-
-/** What the database already knows of a transaction, in one round trip. */
-export async function priorSubmission(db: Queryable, txid: string): Promise<PriorSubmission> {
-  const { rows } = await db.query<PriorSubmission>(
-    `SELECT EXISTS (SELECT 1 FROM tx_submissions WHERE txid = $1) AS recorded,
-            EXISTS (SELECT 1 FROM failed_txs WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying')) AS "openFailure"`,
-    [txid],
-  );
-  return rows[0]!;
-}
-
-/** An accepted submission closes any open failure of the same transactions (a retry that worked). */
-export async function resolveFailures(db: Queryable, txids: string[]): Promise<void> {
+/**
+ * Idempotent: a transaction submitted twice is recorded once. The same
+ * statement closes any open failure of the transaction (a retry that worked),
+ * so recording costs one round trip.
+ */
+export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
   await db.query(
-    `UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-     WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying')`,
-    [txids],
-  );
-}
-
-/** Idempotent: a transaction submitted twice is recorded once. True when this call inserted the row. */
-export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
+    `WITH resolved AS (
+       UPDATE failed_txs SET status = 'Resolved', updated_at = now()
+       WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying'))
+     INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
        fee_rate, functional_rate, market_rate, threshold_rate, multiplier)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
      ON CONFLICT (txid) DO NOTHING`,
     [s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
   );
-  return rowCount === 1;
 }
 
 export interface NewPackageSubmission {

@@ -12,7 +12,7 @@ import type { SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import type { RecordKeeper } from './record-keeper.ts';
-import { priorSubmission, recordFailure, type NewFailure } from './submission.repository.ts';
+import { recordFailure, type NewFailure } from './submission.repository.ts';
 import type { PackageResult, ParseResponse, ParsedTxItem, SubmitResponse } from './submission.schemas.ts';
 
 /** Bitcoin Core's MAX_PACKAGE_COUNT (policy/packages.h). */
@@ -101,9 +101,6 @@ export function createSubmissionService(deps: SubmissionDeps) {
     await openForSubmissions();
 
     const failure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx' as const, clientCode: clientCode ?? null };
-    // Whether an open failure row waits to be closed, looked up alongside pricing.
-    const prior = priorSubmission(db, tx.txid);
-    prior.catch(() => {}); // awaited later where it matters; this only keeps an early failure from going unhandled
     let ctx: PricingContext;
     let priced: PricedTx;
     try {
@@ -160,7 +157,6 @@ export function createSubmissionService(deps: SubmissionDeps) {
         thresholdRate: ctx.threshold,
         multiplier: rate / ctx.snapshot.marketRate,
       },
-      resolveFailures: await prior.then((p) => p.openFailure).catch(() => true),
     });
     return { status: 'success', message: tx.txid, ...notice(ctx) };
   }
