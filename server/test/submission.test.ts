@@ -43,8 +43,10 @@ for (const engine of testDatabases()) {
       await db?.close();
     });
 
-    const submissions = async (txid: string) =>
-      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM tx_submissions WHERE txid = $1', [txid])).rows[0]!.n;
+    const submissions = async (txid: string) => {
+      await t.records.idle();
+      return (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM tx_submissions WHERE txid = $1 AND status = 'accepted'", [txid])).rows[0]!.n;
+    };
     const failures = async (txid: string) =>
       (await db.query<{ status: string; errors: string[] }>('SELECT status, errors FROM failed_txs WHERE txid = $1', [txid])).rows;
 
@@ -63,6 +65,8 @@ for (const engine of testDatabases()) {
       assert.deepEqual(res.body, { status: 'success', message: tx.txid });
       const entry = await node.rpc.call<{ vsize: number }>('getmempoolentry', [tx.txid]);
       assert.equal(entry.vsize, tx.vsize);
+      // The row is written as pending while the node validates, and marked accepted just after the answer.
+      await t.records.idle();
       const { rows } = await db.query<{ fee: number; vsize: number; fee_rate: number; status: string }>(
         'SELECT fee, vsize, fee_rate, status FROM tx_submissions WHERE txid = $1',
         [tx.txid],
@@ -112,6 +116,29 @@ for (const engine of testDatabases()) {
       assert.deepEqual([a.body.status, b.body.status], ['success', 'success']);
       assert.equal(await submissions(tx.txid), 1);
       assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid));
+    });
+
+    test('a refused copy and the valid copy of one transaction at once: the valid one is recorded, with its own witness', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const decoded = decodeTxHex(tx.hex);
+      const sig = decoded.inputs[0]!.witness[0]!;
+      // Same txid (the witness is not part of it), a signature the node refuses.
+      const forged = encodeTxHex({
+        ...decoded,
+        inputs: decoded.inputs.map((input) => ({ ...input, witness: [sig.slice(0, 20) + (sig[20] === '0' ? '1' : '0') + sig.slice(21), ...input.witness.slice(1)] })),
+      });
+      for (let round = 0; round < 2; round++) {
+        // Either order of arrival; the second round finds the transaction already accepted.
+        const [bad, good] = await Promise.all([
+          post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: forged }),
+          post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex }),
+        ]);
+        assert.equal(good.body.status, 'success', `round ${round}`);
+        assert.ok(bad.statusCode === 422 || bad.body.status === 'success', 'the forged copy is refused, or answered as the transaction already in the mempool');
+        await t.records.idle();
+        const { rows } = await db.query<{ status: string; wtxid: string }>('SELECT status, wtxid FROM tx_submissions WHERE txid = $1', [tx.txid]);
+        assert.deepEqual(rows, [{ status: 'accepted', wtxid: decoded.wtxid }], `round ${round}`);
+      }
     });
 
     test('a recorded transaction that left the mempool is sent again, not answered from the record', async () => {
@@ -208,8 +235,9 @@ for (const engine of testDatabases()) {
       const refused = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: cheaper.hex });
       assert.equal(refused.statusCode, 422);
       assert.match(refused.body.message, /insufficient fee/);
-      // Its record, written while the node was deciding, was taken back.
-      assert.equal(await submissions(cheaper.txid), 0);
+      // Its pending row, written while the node was deciding, was taken back.
+      await t.records.idle();
+      assert.equal((await db.query('SELECT 1 FROM tx_submissions WHERE txid = $1', [cheaper.txid])).rows.length, 0);
 
       const richer = await node.buildReplacement(original.hex, 10);
       const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: richer.hex });

@@ -23,8 +23,10 @@ export interface RecordKeeper {
   keep(record: AcceptedRecord): Promise<void>;
   /** Replays spooled records into the database; those that still fail stay spooled. */
   drain(): Promise<{ written: number; remaining: number }>;
-  /** Stops the periodic replay after one last attempt. Whatever is left stays on disk for the next start. */
+  /** Waits for every keep() under way, then one last replay. Whatever is left stays on disk for the next start. */
   close(): Promise<void>;
+  /** Resolves once every keep() under way has finished. */
+  idle(): Promise<void>;
 }
 
 export interface RecordKeeperOptions {
@@ -49,6 +51,8 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
   // Appends and the rewrite after a replay must not interleave, or lines are lost.
   const spoolLock = new Semaphore(1);
   let timer: NodeJS.Timeout | undefined;
+  // keep() calls under way, so that close() never cuts one short.
+  const underWay = new Set<Promise<void>>();
 
   async function exclusive<T>(work: () => Promise<T>): Promise<T> {
     await spoolLock.acquire();
@@ -134,17 +138,31 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
     });
   }
 
+  async function keep(record: AcceptedRecord): Promise<void> {
+    try {
+      await write(db, record);
+    } catch (error) {
+      log.error({ err: error }, 'Recording an accepted submission failed; spooling it to disk');
+      await append(record);
+    }
+  }
+
+  async function idle(): Promise<void> {
+    while (underWay.size > 0) await Promise.allSettled([...underWay]);
+  }
+
   return {
-    async keep(record) {
-      try {
-        await write(db, record);
-      } catch (error) {
-        log.error({ err: error }, 'Recording an accepted submission failed; spooling it to disk');
-        await append(record);
-      }
+    keep(record) {
+      const work = keep(record);
+      const tracked = work.finally(() => underWay.delete(tracked));
+      tracked.catch(() => {}); // the caller handles the outcome of `work`
+      underWay.add(tracked);
+      return work;
     },
     drain,
+    idle,
     async close() {
+      await idle();
       if (timer) clearTimeout(timer);
       timer = undefined;
       const { remaining } = await drain().catch(() => ({ remaining: -1 }));

@@ -19,21 +19,51 @@ export interface NewSubmission {
   multiplier: number;
 }
 
+const SUBMISSION_COLUMNS = `txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
+  fee_rate, functional_rate, market_rate, threshold_rate, multiplier`;
+
+const submissionValues = (s: NewSubmission) => [
+  s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee,
+  s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier,
+];
+
 /**
- * Idempotent: a transaction submitted twice is recorded once. The same
- * statement closes any open failure of the transaction (a retry that worked),
- * so recording costs one round trip.
+ * Writes the row while the node is still deciding, as 'pending' under this
+ * request's claim. Does nothing when the transaction already has a row.
+ */
+export async function claimSubmission(db: Queryable, s: NewSubmission, claim: string): Promise<void> {
+  await db.query(
+    `INSERT INTO tx_submissions (${SUBMISSION_COLUMNS}, status, claim)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15)
+     ON CONFLICT (txid) DO NOTHING`,
+    [...submissionValues(s), claim],
+  );
+}
+
+/** Takes back this request's pending row when the node refused: never a row another request wrote or the node accepted. */
+export async function releaseClaim(db: Queryable, txid: string, claim: string): Promise<void> {
+  await db.query(`DELETE FROM tx_submissions WHERE txid = $1 AND claim = $2 AND status = 'pending'`, [txid, claim]);
+}
+
+/**
+ * Records a transaction the node has accepted. Idempotent: a transaction
+ * submitted twice is recorded once. A pending row (whoever wrote it) becomes
+ * 'accepted' with this copy's details (same txid, but the witness, and so the
+ * size, may differ). The same statement closes any open failure of the
+ * transaction (a retry that worked).
  */
 export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
   await db.query(
     `WITH resolved AS (
        UPDATE failed_txs SET status = 'Resolved', updated_at = now()
        WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying'))
-     INSERT INTO tx_submissions (txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
-       fee_rate, functional_rate, market_rate, threshold_rate, multiplier)
+     INSERT INTO tx_submissions (${SUBMISSION_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     ON CONFLICT (txid) DO NOTHING`,
-    [s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee, s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier],
+     ON CONFLICT (txid) DO UPDATE SET
+       status = 'accepted', claim = NULL, wtxid = EXCLUDED.wtxid, tx_hex = EXCLUDED.tx_hex, size = EXCLUDED.size,
+       vsize = EXCLUDED.vsize, weight = EXCLUDED.weight, fee_rate = EXCLUDED.fee_rate, updated_at = now()
+     WHERE tx_submissions.status = 'pending'`,
+    submissionValues(s),
   );
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { RpcCode, RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { decodeTxHex, MAX_BLOCK_WEIGHT, TxDecodeError, type DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { Database } from '../../db/database.ts';
@@ -12,7 +12,7 @@ import type { SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import type { RecordKeeper } from './record-keeper.ts';
-import { recordFailure, type NewFailure } from './submission.repository.ts';
+import { claimSubmission, recordFailure, releaseClaim, type NewFailure, type NewSubmission } from './submission.repository.ts';
 import type { PackageResult, ParseResponse, ParsedTxItem, SubmitResponse } from './submission.schemas.ts';
 
 /** Bitcoin Core's MAX_PACKAGE_COUNT (policy/packages.h). */
@@ -124,40 +124,46 @@ export function createSubmissionService(deps: SubmissionDeps) {
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
 
+    const rate = feeRate(priced.fee, priced.vsize);
+    const submission: NewSubmission = {
+      txid: tx.txid,
+      wtxid: tx.wtxid,
+      txHex: hex,
+      clientCode: clientCode ?? null,
+      discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+      size: tx.size,
+      vsize: priced.vsize,
+      weight: tx.weight,
+      fee: priced.fee,
+      feeRate: rate,
+      functionalRate: functionalRate(own, priced.mempoolAncestors),
+      marketRate: ctx.snapshot.marketRate,
+      thresholdRate: ctx.threshold,
+      multiplier: rate / ctx.snapshot.marketRate,
+    };
+
     // Always ask the node, even for a transaction recorded before: it may have
-    // been evicted or replaced since, and a resubmission puts it back.
-    try {
-      await rpc.call<string>('sendrawtransaction', [hex]);
-    } catch (error) {
-      // Already mined: the submission did what the user wanted.
-      if (!(error instanceof RpcError && error.code === RpcCode.VERIFY_ALREADY_IN_CHAIN)) {
-        await fail(failure, error);
-        throw nodeFailure(error);
+    // been evicted or replaced since, and a resubmission puts it back. The row
+    // is written meanwhile, as this request's pending claim, so that it exists
+    // before the user hears "success" without a write after the node's answer.
+    const claim = randomUUID();
+    const [sent, claimed] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [hex]), claimSubmission(db, submission, claim)]);
+    // Already mined counts as done: the submission did what the user wanted.
+    const accepted = sent.status === 'fulfilled' || (sent.reason instanceof RpcError && sent.reason.code === RpcCode.VERIFY_ALREADY_IN_CHAIN);
+    if (!accepted) {
+      if (claimed.status === 'fulfilled') {
+        await releaseClaim(db, tx.txid, claim).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back a refused submission\'s pending row'));
       }
+      await fail(failure, sent.reason);
+      throw nodeFailure(sent.reason);
     }
 
-    const rate = feeRate(priced.fee, priced.vsize);
-    // Written only once the node has accepted: a row never stands for a
-    // transaction the node refused. Idempotent, so repeats record it once.
-    await records.keep({
-      kind: 'tx',
-      submission: {
-        txid: tx.txid,
-        wtxid: tx.wtxid,
-        txHex: hex,
-        clientCode: clientCode ?? null,
-        discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
-        size: tx.size,
-        vsize: priced.vsize,
-        weight: tx.weight,
-        fee: priced.fee,
-        feeRate: rate,
-        functionalRate: functionalRate(own, priced.mempoolAncestors),
-        marketRate: ctx.snapshot.marketRate,
-        thresholdRate: ctx.threshold,
-        multiplier: rate / ctx.snapshot.marketRate,
-      },
-    });
+    // Accepted: the row becomes 'accepted' (or is written, or spooled to disk
+    // when the database is down). With the pending row in place that can
+    // finish after the answer; without it, the answer waits for it.
+    const recorded = records.keep({ kind: 'tx', submission });
+    if (claimed.status === 'rejected') await recorded;
+    else recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
     return { status: 'success', message: tx.txid, ...notice(ctx) };
   }
 
