@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { RpcCode, RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import { decodeTxHex, MAX_BLOCK_WEIGHT, TxDecodeError, type DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { Database } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
@@ -86,7 +87,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
   async function nodeVerdict(hexes: string[]): Promise<string[]> {
     const results = await rpc.call<Array<{ txid: string; allowed?: boolean; 'reject-reason'?: string; 'package-error'?: string }>>(
       'testmempoolaccept',
-      [hexes],
+      [hexes.map(validatedHex)],
     );
     return results.flatMap((r) => (r['reject-reason'] ? [r['reject-reason']] : r['package-error'] ? [r['package-error']] : []));
   }
@@ -147,7 +148,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     // is written meanwhile, as this request's pending claim, so that it exists
     // before the user hears "success" without a write after the node's answer.
     const claim = randomUUID();
-    const [sent, claimed] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [hex]), claimSubmission(db, submission, claim)]);
+    const [sent, claimed] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [validatedHex(hex)]), claimSubmission(db, submission, claim)]);
     // Already mined counts as done: the submission did what the user wanted.
     const accepted = sent.status === 'fulfilled' || (sent.reason instanceof RpcError && sent.reason.code === RpcCode.VERIFY_ALREADY_IN_CHAIN);
     if (!accepted) {
@@ -207,7 +208,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
 
     let result: PackageResult['result'];
     try {
-      result = await rpc.call<PackageResult['result']>('submitpackage', [hexes]);
+      result = await rpc.call<PackageResult['result']>('submitpackage', [hexes.map(validatedHex)]);
     } catch (error) {
       await fail(failure, error);
       throw nodeFailure(error);
