@@ -20,7 +20,7 @@ export async function generateOpenApi(): Promise<object> {
     clock: systemClock,
     market: { snapshot: () => unused('market'), invalidate: () => {} },
     settings: { get: () => unused('settings'), invalidate: () => {} },
-    records: { keep: () => unused('records'), drain: () => unused('records'), idle: async () => {}, close: async () => {} },
+    records: { keep: () => unused('records'), drain: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },
     audit: { push: () => {}, flush: async () => {}, close: async () => {}, stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }) },
     network: 'regtest',
     options: { rateLimit: { max: 1, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },

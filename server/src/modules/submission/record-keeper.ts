@@ -25,8 +25,10 @@ export interface RecordKeeper {
   drain(): Promise<{ written: number; remaining: number }>;
   /** Waits for every keep() under way, then one last replay. Whatever is left stays on disk for the next start. */
   close(): Promise<void>;
-  /** Resolves once every keep() under way has finished. */
+  /** Resolves once every keep() and tracked work under way has finished. */
   idle(): Promise<void>;
+  /** Counts `work` (e.g. checks that lead to a keep()) as under way, so idle() and close() wait for it. */
+  track<T>(work: Promise<T>): Promise<T>;
 }
 
 export interface RecordKeeperOptions {
@@ -151,14 +153,19 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
     while (underWay.size > 0) await Promise.allSettled([...underWay]);
   }
 
+  function track<T>(work: Promise<T>): Promise<T> {
+    const tracked: Promise<void> = work.then(
+      () => undefined,
+      () => undefined, // the caller handles the outcome of `work`
+    );
+    underWay.add(tracked);
+    void tracked.then(() => underWay.delete(tracked));
+    return work;
+  }
+
   return {
-    keep(record) {
-      const work = keep(record);
-      const tracked = work.finally(() => underWay.delete(tracked));
-      tracked.catch(() => {}); // the caller handles the outcome of `work`
-      underWay.add(tracked);
-      return work;
-    },
+    keep: (record) => track(keep(record)),
+    track,
     drain,
     idle,
     async close() {

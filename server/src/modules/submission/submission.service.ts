@@ -162,10 +162,31 @@ export function createSubmissionService(deps: SubmissionDeps) {
     // Accepted: the row becomes 'accepted' (or is written, or spooled to disk
     // when the database is down). With the pending row in place that can
     // finish after the answer; without it, the answer waits for it.
-    const recorded = records.keep({ kind: 'tx', submission });
+    const recorded = records.track(
+      holdsOurCopy(tx).then(async (ours) => {
+        if (ours) return records.keep({ kind: 'tx', submission });
+        await releaseClaim(db, tx.txid, claim);
+      }),
+    );
     if (claimed.status === 'rejected') await recorded;
     else recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
     return { status: 'success', message: tx.txid, ...notice(ctx) };
+  }
+
+  /**
+   * The node answers "success" for a transaction whose txid it already holds,
+   * even when the copy it holds has another witness (same txid, other wtxid):
+   * then this copy is not what will be mined, and the one recorded must be
+   * the copy the node holds (its own submitter records it).
+   */
+  async function holdsOurCopy(tx: DecodedTx): Promise<boolean> {
+    try {
+      const entry = await rpc.call<{ wtxid?: string }>('getmempoolentry', [tx.txid]);
+      return entry.wtxid === undefined || entry.wtxid === tx.wtxid;
+    } catch {
+      // Mined already, or the node went away: record this copy, as accepted.
+      return true;
+    }
   }
 
   async function inMempool(txid: string): Promise<boolean> {
