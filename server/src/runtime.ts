@@ -7,6 +7,7 @@ import type { AppConfig, Network } from './config/config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
 import { createTemplateMarketSource } from './modules/pricing/market-rate.ts';
 import { createSettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
@@ -83,8 +84,10 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     node = connected.node;
     const { rpc } = connected;
     const network = await checkNetwork(rpc, config.network);
-    const audit = createAuditWriter(db, { info: () => {}, warn: (o, m) => log(`${m ?? ''} ${JSON.stringify(o)}`), error: (o, m) => log(`${m ?? ''} ${JSON.stringify(o)}`) });
-    const logger = { info: (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`), warn: (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`), error: (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`) };
+    // Start-up and background messages share the CLI's plain log lines.
+    const line = (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`);
+    const logger: Logger = { info: line, warn: line, error: line };
+    const audit = createAuditWriter(db, { ...logger, info: () => {} });
     const records = createRecordKeeper({ db, spoolFile: path.join(config.dataDir, 'pending-records.jsonl'), log: logger });
     // Records spooled while the database was down before the last stop go in first.
     const replayed = await records.drain();
