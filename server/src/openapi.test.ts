@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { OPENAPI_FILE } from './cli/write-openapi.ts';
-import { formatOpenApi, generateOpenApi } from './openapi.ts';
+import { OPENAPI_FILE, WEB_API_TYPES_FILE } from './cli/write-openapi.ts';
+import { formatOpenApi, generateOpenApi, generateWebApiTypes } from './openapi.ts';
 
 test('the committed OpenAPI document matches the route schemas (run `npm run openapi` after changing a route)', async () => {
   const committed = await readFile(OPENAPI_FILE, 'utf8');
@@ -14,4 +14,9 @@ test('the OpenAPI document describes every public endpoint', async () => {
   for (const path of ['/rest-api/getinfo', '/rest-api/parse-tx', '/rest-api/submit-tx', '/rest-api/submit-package', '/rest-api/status-check']) {
     assert.ok(doc.paths[path], `${path} is documented`);
   }
+});
+
+test('the web app\'s committed API types match the OpenAPI document (run `npm run openapi`)', async () => {
+  const committed = await readFile(WEB_API_TYPES_FILE, 'utf8');
+  assert.equal(committed, await generateWebApiTypes(await generateOpenApi()));
 });

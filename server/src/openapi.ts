@@ -1,3 +1,4 @@
+import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from './app.ts';
 import type { Database } from './db/database.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
@@ -33,4 +34,10 @@ export async function generateOpenApi(): Promise<object> {
 
 export function formatOpenApi(document: object): string {
   return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** The web app's API types, generated from the same document (DESIGN.md, convention 7). */
+export async function generateWebApiTypes(document: object): Promise<string> {
+  const banner = '// Generated from server/openapi.json by `npm run openapi`. Do not edit.\n\n';
+  return banner + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0]));
 }

@@ -1,10 +1,7 @@
 import { useEffect, useState } from 'react';
+import type { paths } from './api/schema';
 
-interface Info {
-  block_height: number;
-  network: string;
-  fee_rate: number;
-}
+type Info = paths['/rest-api/getinfo']['get']['responses'][200]['content']['application/json'];
 
 /** Placeholder landing page until the public web app lands: it shows the API is alive. */
 export function App() {
