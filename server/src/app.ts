@@ -8,6 +8,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import { registerAuditHooks } from './audit/audit.hooks.ts';
+import { staffScope } from './auth/staff-scope.ts';
+import { staffMeRoutes } from './auth/staff.routes.ts';
+import type { TokenVerifier } from './auth/token-verifier.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
@@ -31,6 +34,8 @@ export interface AppDeps {
   audit: AuditWriter;
   /** Keeps records of accepted submissions, spooling them to disk when the database is down. */
   records: RecordKeeper;
+  /** Staff sign-in: verifies the identity provider's tokens. Without it, no staff routes are served. */
+  staff?: { verifier: TokenVerifier };
   /** The node's network, already checked against its chain at start-up. */
   network: string;
   options: {
@@ -99,7 +104,11 @@ export async function buildApp(deps: AppDeps) {
         description: "Submit large or non-standard Bitcoin transactions, singly or as a package, straight into a mining pool's mempool.",
         version: options.version ?? '0.1.0',
       },
-      tags: [{ name: 'public', description: 'Open to everyone, rate limited per IP' }],
+      tags: [
+        { name: 'public', description: 'Open to everyone, rate limited per IP' },
+        { name: 'staff', description: "Signed-in staff: the identity provider's ID token as a Bearer token" },
+      ],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui' });
@@ -109,6 +118,10 @@ export async function buildApp(deps: AppDeps) {
   const limit = { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs };
   await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });
   await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
+
+  if (deps.staff) {
+    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes], adminRoutes: [] });
+  }
 
   await registerWebApp(app, options.webDistDir);
   return app;

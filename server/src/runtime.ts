@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
+import { startDevIdentityProvider, type DevIdentityProvider } from './auth/dev-identity-provider.ts';
+import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
 import { launchRegtestNode, type LaunchedNode } from './bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
 import type { AppConfig, Network } from './config/config.ts';
@@ -29,6 +31,8 @@ const CHAIN_TO_NETWORK: Record<string, Network> = {
 
 export interface Runtime {
   app: App;
+  /** The embedded development identity provider, when no issuer is configured. */
+  identityProvider: DevIdentityProvider | undefined;
   db: Database;
   rpc: RpcClient;
   node: LaunchedNode | undefined;
@@ -76,14 +80,34 @@ export async function checkNetwork(rpc: RpcClient, configured: Network | undefin
   return actual;
 }
 
+/** The configured provider, or the embedded one on loopback for development (never in production). */
+export async function connectIdentity(config: AppConfig): Promise<{ verifier: TokenVerifier; provider: DevIdentityProvider | undefined }> {
+  const { identity } = config;
+  if (identity.kind === 'external') {
+    return { verifier: createTokenVerifier({ issuer: identity.issuer, clientId: identity.clientId, apiAudience: identity.apiAudience, adminGroup: identity.adminGroup }), provider: undefined };
+  }
+  const origin = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  const provider = await startDevIdentityProvider({
+    port: identity.port,
+    clientId: identity.clientId,
+    redirectUris: [`${origin}/login/callback`],
+    postLogoutRedirectUris: [`${origin}/`],
+    production: config.production,
+  });
+  return { verifier: createTokenVerifier({ issuer: provider.issuer, clientId: identity.clientId, adminGroup: identity.adminGroup }), provider };
+}
+
 export async function startRuntime(config: AppConfig, log: (m: string) => void): Promise<Runtime> {
   const db = await openDatabase(config);
   let node: LaunchedNode | undefined;
+  let identityProvider: DevIdentityProvider | undefined;
   try {
     const connected = await connectNode(config, log);
     node = connected.node;
     const { rpc } = connected;
     const network = await checkNetwork(rpc, config.network);
+    const identity = await connectIdentity(config);
+    identityProvider = identity.provider;
     // Start-up and background messages share the CLI's plain log lines.
     const line = (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`);
     const logger: Logger = { info: line, warn: line, error: line };
@@ -100,6 +124,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       settings: createSettingsStore(db, systemClock),
       audit,
       records,
+      staff: { verifier: identity.verifier },
       network,
       options: {
         rateLimit: config.rateLimit,
@@ -112,11 +137,13 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     });
     const stop = async () => {
       await app.close(); // drains the audit queue
+      await identityProvider?.close();
       await db.close();
       await node?.stop();
     };
-    return { app, db, rpc, node, network, stop };
+    return { app, identityProvider, db, rpc, node, network, stop };
   } catch (error) {
+    await identityProvider?.close().catch(() => {});
     await node?.stop().catch(() => {});
     await db.close().catch(() => {});
     throw error;

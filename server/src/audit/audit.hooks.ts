@@ -15,11 +15,16 @@ declare module 'fastify' {
   }
 }
 
-/** The portal's own web app marks its calls; staff calls carry a token. Anything else is External. */
+/**
+ * The portal's own web app marks its calls; staff calls carry a token the
+ * staff scope has verified (a token merely sent does not count). Anything
+ * else is External. The web app's mark is a classification for the audit
+ * trail, not a permission.
+ */
 export const PORTAL_CLIENT_HEADER = 'x-portal-client';
 
 function sourceType(request: FastifyRequest): 'Internal' | 'External' {
-  return request.headers[PORTAL_CLIENT_HEADER] === 'web' || request.headers.authorization ? 'Internal' : 'External';
+  return request.headers[PORTAL_CLIENT_HEADER] === 'web' || request.staff !== undefined ? 'Internal' : 'External';
 }
 
 function clientCode(request: FastifyRequest): string | null {

@@ -18,6 +18,12 @@ async function main(): Promise<void> {
   log(`API:         ${base}/rest-api/getinfo`);
   log(`API docs:    ${base}/swagger-ui`);
   if (runtime.network === 'regtest') log('try:         npm run -s demo:tx   (prints a transaction to paste)');
+  if (runtime.identityProvider) {
+    log(`sign-in:     local development provider at ${runtime.identityProvider.issuer} (set OIDC_ISSUER for your own)`);
+    for (const account of runtime.identityProvider.staff) {
+      log(`             ${account.username} / ${account.password}  (${account.groups.length > 0 ? 'admin' : 'viewer'})`);
+    }
+  }
   log('Ctrl+C stops the server and the node.');
 
   let stopping = false;

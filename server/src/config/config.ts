@@ -40,6 +40,12 @@ const EnvSchema = Type.Object({
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
   ),
+  OIDC_ISSUER: Type.Optional(Type.String({ pattern: '^https?://', description: 'Issuer URL of your OpenID Connect provider; without it a local development provider is started' })),
+  OIDC_CLIENT_ID: Type.String({ minLength: 1, default: 'slipstream-portal', description: "The portal's client id at the provider: the audience of the ID tokens staff send" }),
+  OIDC_API_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'Accept access tokens for this audience instead of ID tokens' })),
+  OIDC_ADMIN_GROUP: Type.String({ minLength: 1, default: 'app-slipstream-users', description: 'Members of this group may change data' }),
+  DEV_IDP_PORT: Port(18546, 'Port of the local development identity provider'),
+  NODE_ENV: Type.Optional(Type.String({ description: "'production' refuses the local development identity provider" })),
   AUDIT_PAYLOAD_MAX_CHARS: Type.Integer({ minimum: 256, maximum: 1_000_000, default: 4096 }),
 });
 
@@ -75,6 +81,10 @@ export interface AppConfig {
   logLevel: string;
   auditPayloadMaxChars: number;
   webDistDir: string;
+  identity:
+    | { kind: 'external'; issuer: string; clientId: string; apiAudience: string | undefined; adminGroup: string }
+    | { kind: 'embedded'; port: number; clientId: string; adminGroup: string };
+  production: boolean;
 }
 
 export class ConfigError extends Error {
@@ -125,9 +135,13 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
       problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
     }
   }
-  const ports = [env.PORT, env.REGTEST_RPC_PORT, env.REGTEST_P2P_PORT, env.REGTEST_ZMQ_PORT];
-  if (!env.BITCOIN_RPC_URL && new Set(ports).size !== ports.length) {
-    problems.push('PORT, REGTEST_RPC_PORT, REGTEST_P2P_PORT and REGTEST_ZMQ_PORT must all differ');
+  const ports = [env.PORT, ...(env.BITCOIN_RPC_URL ? [] : [env.REGTEST_RPC_PORT, env.REGTEST_P2P_PORT, env.REGTEST_ZMQ_PORT]), ...(env.OIDC_ISSUER ? [] : [env.DEV_IDP_PORT])];
+  if (new Set(ports).size !== ports.length) {
+    problems.push('PORT and the ports of the embedded node (REGTEST_RPC_PORT, REGTEST_P2P_PORT, REGTEST_ZMQ_PORT) and identity provider (DEV_IDP_PORT) must all differ');
+  }
+  const production = env.NODE_ENV === 'production';
+  if (production && !env.OIDC_ISSUER) {
+    problems.push('NODE_ENV=production needs OIDC_ISSUER: the local development identity provider does not run in production');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -164,6 +178,10 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     logLevel: env.LOG_LEVEL,
     auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,
     webDistDir: path.resolve(context.repoRoot, 'web/dist'),
+    identity: env.OIDC_ISSUER
+      ? { kind: 'external', issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID, apiAudience: env.OIDC_API_AUDIENCE, adminGroup: env.OIDC_ADMIN_GROUP }
+      : { kind: 'embedded', port: env.DEV_IDP_PORT, clientId: env.OIDC_CLIENT_ID, adminGroup: env.OIDC_ADMIN_GROUP },
+    production,
   };
 }
 
