@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditPayload, truncateString } from './audit-payload.ts';
+import { auditPayload, auditResponsePayload, truncateString } from './audit-payload.ts';
 
 test('truncateString leaves strings up to max untouched', () => {
   assert.equal(truncateString('', 5), '');
@@ -48,4 +48,15 @@ test('auditPayload: many moderately long strings are capped as a whole at 8 × m
   const json = JSON.stringify(pkg);
   assert.ok(json.length > max * 8);
   assert.equal(auditPayload(pkg, max), `${json.slice(0, max * 8)}… [truncated, ${json.length} chars]`);
+});
+
+test('passwords and tokens never reach the audit trail, at any depth', () => {
+  const stored = auditPayload({ username: 'admin', password: 'hunter2', nested: { token: 'eyJ...', keep: 'me' } }, 4096)!;
+  assert.doesNotMatch(stored, /hunter2|eyJ/);
+  assert.deepEqual(JSON.parse(stored), { username: 'admin', password: '[redacted]', nested: { token: '[redacted]', keep: 'me' } });
+});
+
+test('a response carrying a token is stored with the token redacted; others are stored as they are', () => {
+  assert.deepEqual(JSON.parse(auditResponsePayload('{"token":"eyJabc.def.ghi"}', 4096)), { token: '[redacted]' });
+  assert.equal(auditResponsePayload('{"status":"success","message":"ab12"}', 4096), '{"status":"success","message":"ab12"}');
 });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditWriter } from './audit-writer.ts';
-import { auditPayload, truncateString } from './audit-payload.ts';
+import { auditPayload, auditResponsePayload } from './audit-payload.ts';
 
 /**
  * Every /rest-api request lands in the audit trail. Hooks sit on the root
@@ -68,7 +68,7 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       clientCode: clientCode(request),
       requestAt: new Date(Date.now() - elapsedMs),
       requestPayload: auditPayload(request.body ?? (Object.keys(request.query as object).length ? request.query : undefined), maxChars),
-      responsePayload: request.auditResponse === undefined ? null : truncateString(request.auditResponse, maxChars),
+      responsePayload: request.auditResponse === undefined ? null : auditResponsePayload(request.auditResponse, maxChars),
       responseTimeMs: elapsedMs,
       errorMessage: error,
       sourceType: sourceType(request),
