@@ -11,6 +11,8 @@ import { registerAuditHooks } from './audit/audit.hooks.ts';
 import { staffScope } from './auth/staff-scope.ts';
 import { staffMeRoutes } from './auth/staff.routes.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
+import type { LocalLoginService } from './auth/local-login.service.ts';
+import { loginRoutes } from './auth/login.routes.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
@@ -34,8 +36,11 @@ export interface AppDeps {
   audit: AuditWriter;
   /** Keeps records of accepted submissions, spooling them to disk when the database is down. */
   records: RecordKeeper;
-  /** Staff sign-in: verifies the identity provider's tokens. Without it, no staff routes are served. */
-  staff?: { verifier: TokenVerifier };
+  /**
+   * Staff sign-in: the verifier for the provider's and the portal's own
+   * tokens, and local-account login. Without it, no staff routes are served.
+   */
+  staff?: { verifier: TokenVerifier; login: LocalLoginService };
   /** The node's network, already checked against its chain at start-up. */
   network: string;
   options: {
@@ -120,6 +125,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
 
   if (deps.staff) {
+    await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
     await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes], adminRoutes: [] });
   }
 

@@ -1,13 +1,16 @@
 import path from 'node:path';
 import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
-import { startDevIdentityProvider, type DevIdentityProvider } from './auth/dev-identity-provider.ts';
+import { PRODUCTION_REFUSAL, startDevIdentityProvider, type DevIdentityProvider } from './auth/dev-identity-provider.ts';
+import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
+import { createLocalLoginService } from './auth/local-login.service.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
 import { launchRegtestNode, type LaunchedNode } from './bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
 import type { AppConfig, Network } from './config/config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { lockPgliteDir } from './db/pglite-lock.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { createTemplateMarketSource } from './modules/pricing/market-rate.ts';
@@ -41,7 +44,28 @@ export interface Runtime {
 }
 
 export async function openDatabase(config: AppConfig): Promise<Database> {
-  const db = config.database.kind === 'postgres' ? await openPostgres(config.database.url) : await openPglite(config.database.dataDir);
+  if (config.database.kind === 'postgres') {
+    const db = await openPostgres(config.database.url);
+    return migrated(db);
+  }
+  const unlock = await lockPgliteDir(config.database.dataDir);
+  let db: Database;
+  try {
+    db = await openPglite(config.database.dataDir);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+  // Closing the database releases the directory for the next process.
+  const close = db.close.bind(db);
+  db.close = async () => {
+    await close();
+    await unlock();
+  };
+  return migrated(db);
+}
+
+async function migrated(db: Database): Promise<Database> {
   try {
     await migrate(db);
   } catch (error) {
@@ -86,6 +110,7 @@ export async function connectIdentity(config: AppConfig): Promise<{ verifier: To
   if (identity.kind === 'external') {
     return { verifier: createTokenVerifier({ issuer: identity.issuer, clientId: identity.clientId, apiAudience: identity.apiAudience, adminGroup: identity.adminGroup }), provider: undefined };
   }
+  if (config.production) throw new Error(PRODUCTION_REFUSAL);
   const origin = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const provider = await startDevIdentityProvider({
     port: identity.port,
@@ -108,6 +133,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const network = await checkNetwork(rpc, config.network);
     const identity = await connectIdentity(config);
     identityProvider = identity.provider;
+    const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup });
     // Start-up and background messages share the CLI's plain log lines.
     const line = (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`);
     const logger: Logger = { info: line, warn: line, error: line };
@@ -124,7 +150,10 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       settings: createSettingsStore(db, systemClock),
       audit,
       records,
-      staff: { verifier: identity.verifier },
+      staff: {
+        verifier: routeByIssuer(localIssuer, identity.verifier),
+        login: createLocalLoginService({ db, issuer: localIssuer, clock: systemClock }),
+      },
       network,
       options: {
         rateLimit: config.rateLimit,

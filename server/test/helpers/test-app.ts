@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App, type AppDeps } from '../../src/app.ts';
 import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-writer.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -41,6 +41,8 @@ export interface TestAppOptions {
   auditFlushIntervalMs?: number;
   /** Where accepted submissions are recorded, e.g. a database that fails on purpose. */
   recordsDb?: Database;
+  /** Staff sign-in (verifier and local login); without it no staff routes exist. */
+  staff?: AppDeps['staff'];
 }
 
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
@@ -64,6 +66,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     settings,
     audit,
     records,
+    ...(options.staff ? { staff: options.staff } : {}),
     network: 'regtest',
     options: {
       rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },

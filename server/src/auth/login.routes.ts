@@ -1,0 +1,29 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ErrorResponse } from '../http/errors.ts';
+import type { LocalLoginService } from './local-login.service.ts';
+
+/** Sign-in attempts per IP per minute, tighter than the other public endpoints. */
+export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
+
+const LoginBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+
+const LoginResponse = Type.Object({ token: Type.String({ description: 'Bearer token for the staff API' }) });
+
+export const loginRoutes: FastifyPluginAsyncTypebox<{ service: LocalLoginService }> = async (app, { service }) => {
+  app.post('/login', {
+    config: { rateLimit: { max: LOGIN_ATTEMPTS_PER_MINUTE, timeWindow: 60_000 } },
+    schema: {
+      tags: ['staff'],
+      summary: 'Sign in with a local staff account (for pools without single sign-on, and break-glass access)',
+      body: LoginBody,
+      response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 429: ErrorResponse },
+    },
+  }, (request) => service.login(request.body.username, request.body.password));
+};

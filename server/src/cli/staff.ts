@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { hashPassword } from '../auth/passwords.ts';
+import { findAccount, listAccounts, removeAccount, saveAccount } from '../auth/staff-accounts.repository.ts';
+import { ConfigError, parseConfig } from '../config/config.ts';
+import { openDatabase } from '../runtime.ts';
+
+/**
+ * `npm run staff -- <command>`: local staff accounts, for pools without single
+ * sign-on and for break-glass access.
+ */
+
+const USAGE = `Usage: npm run staff -- <command>
+  add NAME [--admin] [--password-stdin]   create an account (or reset an existing one's password and role)
+  passwd NAME [--password-stdin]          set a new password, keeping the role
+  remove NAME                             delete an account
+  list                                    list accounts
+Without --password-stdin a random password is generated and printed once.`;
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean' } },
+  });
+  const [command, name] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  const needsName = ['add', 'passwd', 'remove'].includes(command);
+  if (!['add', 'passwd', 'remove', 'list'].includes(command) || (needsName && !name)) throw new Error(USAGE);
+  if (name !== undefined && !/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw new Error('A username is 1-64 letters, digits or . _ @ -');
+
+  const config = parseConfig(process.env, { repoRoot });
+  const db = await openDatabase(config);
+  try {
+    const newPassword = async () => {
+      const password = values['password-stdin'] ? await readStdin() : randomBytes(12).toString('base64url');
+      if (password.length < 12) throw new Error('Use a password of at least 12 characters.');
+      return { password, generated: !values['password-stdin'] };
+    };
+    if (command === 'list') {
+      for (const account of await listAccounts(db)) {
+        const locked = account.locked_until && account.locked_until > new Date() ? `  (locked until ${account.locked_until.toISOString()})` : '';
+        console.log(`${account.username}\t${account.is_admin ? 'admin' : 'viewer'}${locked}`);
+      }
+    } else if (command === 'remove') {
+      console.log((await removeAccount(db, name!)) ? `removed ${name}` : `no account named ${name}`);
+    } else {
+      const existing = await findAccount(db, name!);
+      if (command === 'passwd' && !existing) throw new Error(`No account named ${name}`);
+      const isAdmin = command === 'add' ? values.admin === true : existing!.is_admin;
+      const { password, generated } = await newPassword();
+      const outcome = await saveAccount(db, { username: name!, passwordHash: await hashPassword(password), isAdmin });
+      console.log(`${outcome} ${name} (${isAdmin ? 'admin' : 'viewer'})`);
+      if (generated) console.log(`password: ${password}`);
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : (error as Error).message);
+  process.exit(1);
+});
