@@ -43,6 +43,8 @@ export interface TestAppOptions {
   recordsDb?: Database;
   /** Staff sign-in (verifier and local login); without it no staff routes exist. */
   staff?: AppDeps['staff'];
+  /** Serve the built web app from here (browser tests). */
+  webDistDir?: string;
 }
 
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
@@ -72,6 +74,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
       rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },
       trustProxy: false,
       auditPayloadMaxChars: 4096,
+      ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
     },
   });
   await app.ready();
