@@ -60,7 +60,7 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
     db,
     rpc,
     clock: systemClock,
-    market: recorder ? { snapshot: () => recorder.time('market.snapshot()', () => market.snapshot()), invalidate: () => market.invalidate() } : market,
+    market: recorder ? { snapshot: () => recorder.time('market.snapshot()', () => market.snapshot()) } : market,
     settings: recorder ? { get: () => recorder.time('settings.get()', () => settings.get()), invalidate: () => settings.invalidate() } : settings,
     audit,
     records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog }),

@@ -19,7 +19,7 @@ export async function generateOpenApi(): Promise<object> {
     db,
     rpc,
     clock: systemClock,
-    market: { snapshot: () => unused('market'), invalidate: () => {} },
+    market: { snapshot: () => unused('market') },
     settings: { get: () => unused('settings'), invalidate: () => {} },
     records: { keep: () => unused('records'), drain: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },
     audit: { push: () => {}, flush: async () => {}, close: async () => {}, stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }) },

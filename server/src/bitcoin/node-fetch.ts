@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { isProcessRunning } from '../lib/process-alive.ts';
 import { join } from 'node:path';
 
 /**
@@ -260,16 +261,6 @@ async function olderThan(path: string, ms: number): Promise<boolean> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** An exclusive lock file holding our pid; a lock whose owner died is taken over. */
 async function acquireLock(path: string, log: (message: string) => void): Promise<() => Promise<void>> {
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -288,7 +279,7 @@ async function acquireLock(path: string, log: (message: string) => void): Promis
     const owner = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
     const ownerKnown = Number.isInteger(owner) && owner > 0;
     // An empty lock is normally being written right now; one left empty for long was abandoned.
-    const abandoned = ownerKnown ? !isAlive(owner) : await olderThan(path, 30_000);
+    const abandoned = ownerKnown ? !isProcessRunning(owner) : await olderThan(path, 30_000);
     if (abandoned) {
       log(`Taking over the download lock of ${ownerKnown ? `dead process ${owner}` : 'an abandoned lock'}`);
       await unlink(path).catch((error: NodeJS.ErrnoException) => {

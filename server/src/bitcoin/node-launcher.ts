@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureBitcoind, type BitcoindBinary } from './node-fetch.ts';
+import { isProcessRunning } from '../lib/process-alive.ts';
 import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClient } from './rpc-client.ts';
 
 /**
@@ -247,11 +248,7 @@ async function refuseIfAlreadyRunning(datadir: string, log: (message: string) =>
 }
 
 async function isBitcoind(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!isProcessRunning(pid)) return false;
   // A reused pid could belong to anything; on Linux check that it is a bitcoind.
   try {
     return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes('bitcoind');

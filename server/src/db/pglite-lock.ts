@@ -1,5 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessRunning } from '../lib/process-alive.ts';
 
 /**
  * PGlite keeps its database in a directory that exactly one process may have
@@ -17,7 +18,7 @@ export async function lockPgliteDir(dataDir: string): Promise<() => Promise<void
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isProcessRunning(holder)) {
         throw new Error(
           `The embedded database in ${dataDir} is in use by process ${holder} (a running portal?). Stop it first, or use a Postgres server with DATABASE_URL.`,
         );
@@ -26,13 +27,4 @@ export async function lockPgliteDir(dataDir: string): Promise<() => Promise<void
     }
   }
   throw new Error(`Could not lock the embedded database in ${dataDir}`);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -25,7 +25,6 @@ export interface MarketSnapshot {
 
 export interface MarketRateSource {
   snapshot(): Promise<MarketSnapshot>;
-  invalidate(): void;
 }
 
 interface TemplateTx {
@@ -252,9 +251,6 @@ export function createTemplateMarketSource(rpc: RpcClient, clock: Clock, options
         return cached;
       }
       return refresh();
-    },
-    invalidate() {
-      cached = undefined;
     },
   };
 }

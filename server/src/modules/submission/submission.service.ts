@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { lookupDiscount, type DiscountLookup } from '../discounts/discount-lookup.ts';
 import { clearsThreshold, feeRate, functionalClears, functionalRate, thresholdRate } from '../pricing/fee-math.ts';
 import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
-import type { SettingsStore } from '../settings/settings.store.ts';
+import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import type { RecordKeeper } from './record-keeper.ts';
@@ -49,12 +49,15 @@ export function createSubmissionService(deps: SubmissionDeps) {
   const { db, rpc, market, settings, records, clock, log } = deps;
   const pricing = { bytesPerSigop: deps.bytesPerSigop };
 
-  async function openForSubmissions(): Promise<void> {
-    if ((await settings.get()).maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
+  /** The settings this submission is judged by, read once: refused here when in maintenance. */
+  async function openForSubmissions(): Promise<PortalSettings> {
+    const current = await settings.get();
+    if (current.maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
+    return current;
   }
 
-  async function pricingContext(clientCode: string | undefined): Promise<PricingContext> {
-    const [current, snapshot, discount] = await Promise.all([settings.get(), market.snapshot(), lookupDiscount(db, clientCode, clock.now())]);
+  async function pricingContext(clientCode: string | undefined, known?: PortalSettings): Promise<PricingContext> {
+    const [current, snapshot, discount] = await Promise.all([known ?? settings.get(), market.snapshot(), lookupDiscount(db, clientCode, clock.now())]);
     const threshold = thresholdRate({
       feeRateFloor: current.feeRateFloor,
       multiplier: current.multiplier,
@@ -99,13 +102,13 @@ export function createSubmissionService(deps: SubmissionDeps) {
   async function submitTx(rawHex: string, clientCode: string | undefined): Promise<SubmitResponse> {
     const hex = rawHex.trim();
     const tx = await decodeOrReject(hex);
-    await openForSubmissions();
+    const current = await openForSubmissions();
 
     const failure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx' as const, clientCode: clientCode ?? null };
     let ctx: PricingContext;
     let priced: PricedTx;
     try {
-      [ctx, [priced]] = (await Promise.all([pricingContext(clientCode), priceTransactions(rpc, [tx], pricing)])) as [PricingContext, [PricedTx]];
+      [ctx, [priced]] = (await Promise.all([pricingContext(clientCode, current), priceTransactions(rpc, [tx], pricing)])) as [PricingContext, [PricedTx]];
       // Unknown inputs, or outputs worth more than the inputs: the node says why in its own words.
       if (priced.fee === undefined || priced.fee < 0) {
         const reasons = await nodeVerdict([hex]);
@@ -202,14 +205,14 @@ export function createSubmissionService(deps: SubmissionDeps) {
   async function submitPackage(rawHexes: string[], clientCode: string | undefined): Promise<PackageResult> {
     const hexes = normaliseItems(rawHexes);
     const txs = await decodePackageOrReject(hexes);
-    await openForSubmissions();
+    const current = await openForSubmissions();
     const txids = txs.map((t) => t.txid);
     const failure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package' as const, clientCode: clientCode ?? null };
 
     let ctx: PricingContext;
     let priced: PricedTx[];
     try {
-      ctx = await pricingContext(clientCode);
+      ctx = await pricingContext(clientCode, current);
       priced = await priceTransactions(rpc, txs, pricing);
       if (priced.some((p) => p.fee === undefined || p.fee < 0)) {
         const reasons = await nodeVerdict(hexes);
