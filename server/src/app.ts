@@ -13,12 +13,14 @@ import { staffMeRoutes } from './auth/staff.routes.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import type { LocalLoginService } from './auth/local-login.service.ts';
 import { loginRoutes } from './auth/login.routes.ts';
+import { signInConfigRoutes, type SignInConfig } from './auth/sign-in-config.routes.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
 import type { Clock } from './lib/clock.ts';
+import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
 import type { SettingsStore } from './modules/settings/settings.store.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
@@ -40,7 +42,7 @@ export interface AppDeps {
    * Staff sign-in: the verifier for the provider's and the portal's own
    * tokens, and local-account login. Without it, no staff routes are served.
    */
-  staff?: { verifier: TokenVerifier; login: LocalLoginService };
+  staff?: { verifier: TokenVerifier; login: LocalLoginService; signIn: SignInConfig };
   /** The node's network, already checked against its chain at start-up. */
   network: string;
   options: {
@@ -126,7 +128,8 @@ export async function buildApp(deps: AppDeps) {
 
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
-    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes], adminRoutes: [] });
+    await app.register(signInConfigRoutes, { prefix: '/rest-api', config: deps.staff.signIn });
+    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db)], adminRoutes: [] });
   }
 
   await registerWebApp(app, options.webDistDir);

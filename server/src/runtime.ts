@@ -105,21 +105,32 @@ export async function checkNetwork(rpc: RpcClient, configured: Network | undefin
 }
 
 /** The configured provider, or the embedded one on loopback for development (never in production). */
-export async function connectIdentity(config: AppConfig): Promise<{ verifier: TokenVerifier; provider: DevIdentityProvider | undefined }> {
+export async function connectIdentity(config: AppConfig): Promise<{ verifier: TokenVerifier; issuer: string; provider: DevIdentityProvider | undefined }> {
   const { identity } = config;
   if (identity.kind === 'external') {
-    return { verifier: createTokenVerifier({ issuer: identity.issuer, clientId: identity.clientId, apiAudience: identity.apiAudience, adminGroup: identity.adminGroup }), provider: undefined };
+    const verifier = createTokenVerifier({ issuer: identity.issuer, clientId: identity.clientId, apiAudience: identity.apiAudience, adminGroup: identity.adminGroup });
+    return { verifier, issuer: identity.issuer, provider: undefined };
   }
   if (config.production) throw new Error(PRODUCTION_REFUSAL);
-  const origin = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const provider = await startDevIdentityProvider({
     port: identity.port,
     clientId: identity.clientId,
-    redirectUris: [`${origin}/login/callback`],
-    postLogoutRedirectUris: [`${origin}/`],
+    ...devRedirects(config),
     production: config.production,
   });
-  return { verifier: createTokenVerifier({ issuer: provider.issuer, clientId: identity.clientId, adminGroup: identity.adminGroup }), provider };
+  const verifier = createTokenVerifier({ issuer: provider.issuer, clientId: identity.clientId, adminGroup: identity.adminGroup });
+  return { verifier, issuer: provider.issuer, provider };
+}
+
+/**
+ * The addresses the web app may come back to after sign-in and sign-out. A
+ * browser on this machine reaches the portal as 127.0.0.1 or localhost, and
+ * the provider compares redirect URIs exactly (OAuth 2.0 Security BCP).
+ */
+export function devRedirects(config: Pick<AppConfig, 'host' | 'port'>): { redirectUris: string[]; postLogoutRedirectUris: string[] } {
+  const hosts = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? ['127.0.0.1', 'localhost'] : [config.host];
+  const origins = hosts.map((host) => `http://${host}:${config.port}`);
+  return { redirectUris: origins.map((o) => `${o}/login/callback`), postLogoutRedirectUris: origins.map((o) => `${o}/`) };
 }
 
 export async function startRuntime(config: AppConfig, log: (m: string) => void): Promise<Runtime> {
@@ -153,6 +164,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       staff: {
         verifier: routeByIssuer(localIssuer, identity.verifier),
         login: createLocalLoginService({ db, issuer: localIssuer, clock: systemClock }),
+        signIn: { issuer: identity.issuer, clientId: config.identity.clientId },
       },
       network,
       options: {

@@ -46,7 +46,7 @@ for (const engine of testDatabases()) {
       const rpc = createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
       t = await startTestApp(undefined, db, {
         rpc,
-        staff: { verifier: routeByIssuer(issuer, provider), login: createLocalLoginService({ db, issuer, clock: systemClock }) },
+        staff: { verifier: routeByIssuer(issuer, provider), login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: idp.issuer, clientId: CLIENT_ID } },
       });
       await saveAccount(db, { username: 'root', passwordHash: await hashPassword(PASSWORD), isAdmin: true });
       await saveAccount(db, { username: 'watcher', passwordHash: await hashPassword(PASSWORD), isAdmin: false });
@@ -61,6 +61,12 @@ for (const engine of testDatabases()) {
     const login = (username: string, password: string, ip = `127.0.3.${nextIp++}`) =>
       t.app.inject({ method: 'POST', url: '/rest-api/login', payload: { username, password }, remoteAddress: ip });
     const me = (token: string) => t.app.inject({ method: 'GET', url: '/rest-api/staff/me', headers: { authorization: `Bearer ${token}` } });
+
+    test('the browser learns where staff sign in from the public auth-config, with the SPEC scopes', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/rest-api/auth-config' });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json(), { issuer: idp.issuer, client_id: CLIENT_ID, scopes: 'openid profile email groups' });
+    });
 
     test('an admin signs in and the token opens the staff API with the admin flag', async () => {
       const res = await login('root', PASSWORD);

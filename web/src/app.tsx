@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { paths } from './api/schema';
+import { SiteHeader } from './components/site-header.tsx';
 
 type Info = paths['/rest-api/getinfo']['get']['responses'][200]['content']['application/json'];
 
@@ -16,17 +17,17 @@ export function App() {
   }, []);
 
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 720, margin: '3rem auto', padding: '0 1rem' }}>
-      <h1>{info ? `${info.network} ` : ''}Direct Transaction Submission Portal.</h1>
-      {failed && <p role="alert">Unable to connect to Slipstream server. Please try again in 60 seconds.</p>}
-      {info && (
-        <p>
-          Block height {info.block_height}. Current minimum fee rate: {(Math.ceil(info.fee_rate * 100) / 100).toFixed(2)} sat/vB.
-        </p>
-      )}
-      <p>
-        <a href="/swagger-ui">API DOCS</a>
-      </p>
-    </main>
+    <>
+      <SiteHeader />
+      <main className="landing">
+        <h1>{info ? `${info.network} ` : ''}Direct Transaction Submission Portal.</h1>
+        {failed && <p role="alert">Unable to connect to Slipstream server. Please try again in 60 seconds.</p>}
+        {info && (
+          <p>
+            Block height {info.block_height}. Current minimum fee rate: {(Math.ceil(info.fee_rate * 100) / 100).toFixed(2)} sat/vB.
+          </p>
+        )}
+      </main>
+    </>
   );
 }

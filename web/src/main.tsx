@@ -1,10 +1,15 @@
-import { StrictMode } from 'react';
+import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { App } from './app.tsx';
+import { Toasts } from './lib/toasts.tsx';
 import { DashboardRoute } from './routes/dashboard-route.tsx';
-import { LoginRoute } from './routes/login-route.tsx';
 import { StatusRoute } from './routes/status-route.tsx';
+import './styles.css';
+
+// The sign-in pages carry the OpenID Connect client; public visitors never load it.
+const LoginRoute = lazy(() => import('./routes/login-route.tsx').then((m) => ({ default: m.LoginRoute })));
+const LoginCallbackRoute = lazy(() => import('./routes/login-callback-route.tsx').then((m) => ({ default: m.LoginCallbackRoute })));
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
@@ -13,17 +18,20 @@ if (!root) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
     <BrowserRouter>
-      <Routes>
-        <Route path="/" element={<App />} />
-        <Route path="/status" element={<StatusRoute />} />
-        <Route path="/tx" element={<StatusRoute />} />
-        <Route path="/login" element={<LoginRoute />} />
-        <Route path="/login/callback" element={<p role="status">Signing you in...</p>} />
-        <Route path="/dashboard" element={<DashboardRoute />} />
-        <Route path="/metrics" element={<main />} />
-        <Route path="/error" element={<main />} />
-        <Route path="*" element={<Navigate to="/" replace />} />
-      </Routes>
+      <Suspense fallback={null}>
+        <Routes>
+          <Route path="/" element={<App />} />
+          <Route path="/status" element={<StatusRoute />} />
+          <Route path="/tx" element={<StatusRoute />} />
+          <Route path="/login" element={<LoginRoute />} />
+          <Route path="/login/callback" element={<LoginCallbackRoute />} />
+          <Route path="/dashboard" element={<DashboardRoute />} />
+          <Route path="/metrics" element={<main />} />
+          <Route path="/error" element={<main />} />
+          <Route path="*" element={<Navigate to="/" replace />} />
+        </Routes>
+      </Suspense>
+      <Toasts />
     </BrowserRouter>
   </StrictMode>,
 );

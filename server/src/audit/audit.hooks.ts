@@ -27,7 +27,13 @@ function sourceType(request: FastifyRequest): 'Internal' | 'External' {
   return request.headers[PORTAL_CLIENT_HEADER] === 'web' || request.staff !== undefined ? 'Internal' : 'External';
 }
 
+/**
+ * The client code a public caller priced its request with. A staff request's
+ * client_code is a list filter or a record's field, not the caller's code:
+ * recording it would make every search for a client's trail add to it.
+ */
 function clientCode(request: FastifyRequest): string | null {
+  if (request.staff !== undefined) return null;
   const fromBody = (request.body as { client_code?: unknown } | undefined)?.client_code;
   const fromQuery = (request.query as { client_code?: unknown } | undefined)?.client_code;
   const code = typeof fromBody === 'string' ? fromBody : typeof fromQuery === 'string' ? fromQuery : null;

@@ -690,6 +690,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest-api/auth-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where staff sign in: issuer, client id and scopes for the browser */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The OpenID provider's issuer URL (its discovery document lives under it) */
+                            issuer: string;
+                            client_id: string;
+                            /** @description Space-separated scopes to request */
+                            scopes: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rest-api/staff/me": {
         parameters: {
             query?: never;
@@ -719,6 +761,130 @@ export interface paths {
                             groups: string[];
                             /** @description Member of the administrators' group: may change data */
                             is_admin: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/audits/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The request audit trail, newest first, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description An IP address matches ip_address exactly; any other text matches endpoints containing it, ignoring case (e.g. 'submit' finds /rest-api/submit-tx and /rest-api/submit-package). Blank means no filter. */
+                    ip_or_endpoint?: string;
+                    /** @description Exact client code. Blank means no filter. */
+                    client_code?: string;
+                    /** @description Earliest time included, 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                    from_date?: string;
+                    /** @description Latest time included (the whole second), 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 23:59:59'. '2025-01-31 23: 59: 59' (a space after each colon, as the dashboard sends some end dates) is read the same. */
+                    to_date?: string;
+                    /** @description HTTP method; 'All' or absent means any */
+                    method?: "All" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+                    /** @description true: successful requests only; false: failed only; absent: both */
+                    is_success?: boolean;
+                    /** @description Internal: the portal's web app and signed-in staff; External: everyone else; absent: both */
+                    source_type?: "Internal" | "External";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                ip_address: string | null;
+                                endpoint: string | null;
+                                http_method: string | null;
+                                client_code: string | null;
+                                client_code_info: {
+                                    client_name: string;
+                                    discount_percentage: number;
+                                } | null;
+                                /** Format: date-time */
+                                request_at: string;
+                                request_payload: string | null;
+                                response_payload: string | null;
+                                response_time: number | null;
+                                error_message: string | null;
+                                source_type: ("Internal" | "External") | null;
+                                is_success: boolean;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };

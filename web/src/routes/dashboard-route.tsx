@@ -1,12 +1,21 @@
-import { Navigate } from 'react-router';
+import { lazy, Suspense } from 'react';
+import { Navigate, useLocation } from 'react-router';
 import { hasStoredToken } from '../auth/token-storage.ts';
+import type { LoginState } from './login-route.tsx';
 
-/** SPEC.md section 2: the dashboard needs a stored sign-in token, otherwise /login. */
+// The dashboard and its libraries load only when staff open it.
+const DashboardPage = lazy(() => import('../dashboard/dashboard-page.tsx'));
+
+/** SPEC.md section 2: the dashboard needs a stored sign-in token, otherwise /login, which returns here. */
 export function DashboardRoute() {
-  if (!hasStoredToken()) return <Navigate to="/login" replace />;
+  const location = useLocation();
+  if (!hasStoredToken()) {
+    const state: LoginState = { from: `${location.pathname}${location.search}` };
+    return <Navigate to="/login" replace state={state} />;
+  }
   return (
-    <main>
-      <h1>Dashboard</h1>
-    </main>
+    <Suspense fallback={<p role="status">Loading data...</p>}>
+      <DashboardPage />
+    </Suspense>
   );
 }

@@ -1,0 +1,99 @@
+import type { ReactNode } from 'react';
+import { PAGE_SIZES, pageCount, rangeLabel } from './page-sizes.ts';
+
+export interface Column<Row> {
+  header: string;
+  cell: (row: Row, index: number) => ReactNode;
+  /** Hidden for staff who view only (the Actions columns, SPEC.md section 6). */
+  adminOnly?: boolean;
+}
+
+export interface DataTableProps<Row> {
+  /** Names the table for assistive technology. */
+  label: string;
+  columns: Column<Row>[];
+  rows: Row[];
+  rowKey: (row: Row, index: number) => string;
+  loading: boolean;
+  total: number;
+  page: number;
+  limit: number;
+  isAdmin: boolean;
+  onPageChange: (page: number) => void;
+  onLimitChange: (limit: number) => void;
+}
+
+/**
+ * The dashboard's one table (SPEC.md section 2): 'Loading data...' while
+ * loading, 'No data found' when empty, rows per page, first/previous/next/last
+ * and the 'from - to of total' label. Paging is the server's; this only asks.
+ */
+export function DataTable<Row>(props: DataTableProps<Row>) {
+  const { columns, rows, loading, total, page, limit } = props;
+  const visible = columns.filter((c) => props.isAdmin || !c.adminOnly);
+  const last = pageCount(limit, total);
+  // The state line sits below the scrolling table, so a phone sees it without scrolling sideways.
+  const state = loading ? 'Loading data...' : rows.length === 0 ? 'No data found' : null;
+  let body: ReactNode = null;
+  if (state === null) {
+    body = rows.map((row, index) => (
+      <tr key={props.rowKey(row, index)}>
+        {visible.map((column) => (
+          <td key={column.header}>{column.cell(row, index)}</td>
+        ))}
+      </tr>
+    ));
+  }
+  return (
+    <div className="data-table">
+      <div className="table-scroll">
+        <table aria-label={props.label} aria-busy={loading}>
+          <thead>
+            <tr>
+              {visible.map((column) => (
+                <th key={column.header} scope="col">
+                  {column.header}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>{body}</tbody>
+        </table>
+      </div>
+      {state && (
+        <p className="table-state" role="status">
+          {state}
+        </p>
+      )}
+      <div className="pager">
+        <label>
+          Rows per page
+          <select value={limit} onChange={(e) => props.onLimitChange(Number(e.target.value))}>
+            {PAGE_SIZES.map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="range" aria-live="polite">
+          {rangeLabel(page, limit, total)}
+        </span>
+        <span className="pager-buttons">
+          <PagerButton label="First page" text="«" disabled={loading || page <= 1} onClick={() => props.onPageChange(1)} />
+          <PagerButton label="Previous page" text="‹" disabled={loading || page <= 1} onClick={() => props.onPageChange(page - 1)} />
+          <PagerButton label="Next page" text="›" disabled={loading || page >= last} onClick={() => props.onPageChange(page + 1)} />
+          <PagerButton label="Last page" text="»" disabled={loading || page >= last} onClick={() => props.onPageChange(last)} />
+        </span>
+      </div>
+    </div>
+  );
+}
+
+function PagerButton(props: { label: string; text: string; disabled: boolean; onClick: () => void }) {
+  return (
+    <button type="button" className="icon-button" aria-label={props.label} title={props.label} disabled={props.disabled} onClick={props.onClick}>
+      {props.text}
+    </button>
+  );
+}

@@ -1,0 +1,26 @@
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { ApiError } from '../api/http.ts';
+import { DASHBOARD_TOAST, notify } from '../lib/toasts.tsx';
+
+/** Fired on any 401, for the page that ends the session (SPEC.md section 8). */
+export const UNAUTHORIZED_EVENT = 'portal:unauthorized';
+
+/**
+ * Every failed dashboard call goes through one place (SPEC.md section 8): a
+ * 401 ends the session; anything else toasts the server's message or
+ * 'Something went wrong'.
+ */
+export function createDashboardQueryClient(): QueryClient {
+  const onError = (error: Error) => {
+    if (error instanceof ApiError && error.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+    else notify.error(error.message, DASHBOARD_TOAST);
+  };
+  return new QueryClient({
+    queryCache: new QueryCache({ onError }),
+    mutationCache: new MutationCache({ onError }),
+    defaultOptions: {
+      // A 4xx will not change on retry; the network or a 5xx might.
+      queries: { retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500) },
+    },
+  });
+}

@@ -1,0 +1,148 @@
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { AUDIT_FILTERS, useAuditList, type AuditRow } from '../../api/audits-list.ts';
+import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
+import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import { serialNumber } from '../../components/data-table/page-sizes.ts';
+import { useListState } from '../../components/data-table/use-list-state.ts';
+import { Modal } from '../../components/modal.tsx';
+import { formatDateTime } from '../../lib/format.ts';
+
+/** SPEC.md section 2, Logs: four tabs; the tab is in the address like the section. */
+const TABS = [
+  { id: 'audit', label: 'Audit Logs' },
+  { id: 'settings', label: 'Setting Logs' },
+  { id: 'discounts', label: 'Discount Logs' },
+  { id: 'clients', label: 'Client Logs' },
+] as const;
+
+/** The change-log tabs' columns, for the empty frames until their lists land. */
+const CHANGE_LOG_COLUMNS: Record<string, string[]> = {
+  settings: ['Sno', 'Email', 'Name', 'Previous Value', 'Updated Value', 'Updated At'],
+  discounts: ['Sno', 'Email', 'Action', 'Client Code', 'Change', 'Action Time'],
+  clients: ['Sno', 'Email', 'Action', 'Client Name', 'Change', 'Timestamp'],
+};
+
+export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
+  const [params] = useSearchParams();
+  const tab = TABS.find((t) => t.id === params.get('tab')) ?? TABS[0];
+  return (
+    <section className="section" aria-labelledby="section-title">
+      <h1 id="section-title">Logs</h1>
+      <div className="tabs" role="tablist" aria-label="Logs">
+        {TABS.map((t) => (
+          // A tab change resets the list: the link carries only section and tab.
+          <Link key={t.id} role="tab" aria-selected={t.id === tab.id} to={{ search: `?section=audit&tab=${t.id}` }}>
+            {t.label}
+          </Link>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab.label}>
+        {tab.id === 'audit' ? <AuditLogs isAdmin={isAdmin} /> : <ChangeLogFrame key={tab.id} tab={tab.id} label={tab.label} isAdmin={isAdmin} />}
+      </div>
+    </section>
+  );
+}
+
+const AUDIT_FIELDS: ReadonlyArray<FilterField<(typeof AUDIT_FILTERS)[number]>> = [
+  { kind: 'text', name: 'ip_or_endpoint', label: 'IP or Endpoint' },
+  { kind: 'text', name: 'client_code', label: 'Client Code' },
+  { kind: 'dates', from: 'from_date', to: 'to_date' },
+  { kind: 'select', name: 'method', label: 'Request Type', options: [{ value: '', label: 'All' }, { value: 'GET', label: 'GET' }, { value: 'POST', label: 'POST' }] },
+  { kind: 'select', name: 'is_success', label: 'Status', options: [{ value: '', label: 'All' }, { value: 'true', label: 'Success' }, { value: 'false', label: 'Failed' }] },
+  { kind: 'select', name: 'source_type', label: 'Source Type', options: [{ value: '', label: 'All' }, { value: 'Internal', label: 'Internal' }, { value: 'External', label: 'External' }] },
+];
+
+function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
+  const list = useListState(AUDIT_FILTERS);
+  const query = useAuditList(list.page, list.limit, list.filters);
+  const [viewing, setViewing] = useState<AuditRow | null>(null);
+  const columns: Column<AuditRow>[] = [
+    { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
+    { header: 'IP Address', cell: (row) => row.ip_address ?? 'N/A' },
+    { header: 'Endpoint', cell: (row) => row.endpoint ?? 'N/A' },
+    { header: 'Method', cell: (row) => row.http_method ?? 'N/A' },
+    { header: 'Client Code', cell: (row) => row.client_code ?? 'N/A' },
+    { header: 'Requested At', cell: (row) => formatDateTime(row.request_at) },
+    { header: 'Status', cell: (row) => (row.is_success ? 'Success' : 'Failed') },
+    {
+      header: 'Action',
+      cell: (row) => (
+        <button type="button" className="button small" onClick={() => setViewing(row)}>
+          View
+        </button>
+      ),
+    },
+  ];
+  return (
+    <>
+      <FilterBar fields={AUDIT_FIELDS} applied={list.filters} onSearch={list.search} onClear={list.clear} />
+      <DataTable
+        label="Audit Logs"
+        columns={columns}
+        rows={query.data?.result ?? []}
+        rowKey={(row) => String(row.id)}
+        loading={query.isPending || (query.isFetching && query.isPlaceholderData)}
+        total={query.data?.total_records ?? 0}
+        page={list.page}
+        limit={list.limit}
+        isAdmin={isAdmin}
+        onPageChange={list.setPage}
+        onLimitChange={list.setLimit}
+      />
+      {viewing && <AuditDetails row={viewing} onClose={() => setViewing(null)} />}
+    </>
+  );
+}
+
+const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? 'None' : value);
+
+/** SPEC.md section 2: the 'Audit Details' modal; missing values show as None or N/A. */
+function AuditDetails({ row, onClose }: { row: AuditRow; onClose: () => void }) {
+  const details: Array<[string, string]> = [
+    ['IP Address', row.ip_address ?? 'N/A'],
+    ['Endpoint', row.endpoint ?? 'N/A'],
+    ['HTTP Method', row.http_method ?? 'N/A'],
+    ['Client Code', row.client_code ?? 'N/A'],
+    ['Request Time', formatDateTime(row.request_at)],
+    ['Request Payload', orNone(row.request_payload)],
+    ['Response Payload', orNone(row.response_payload)],
+    ['Response Time (ms)', row.response_time === null ? 'N/A' : String(Math.round(row.response_time))],
+    ['Error Message', orNone(row.error_message)],
+    ['Source Type', row.source_type ?? 'N/A'],
+    ['Success', row.is_success ? 'Yes' : 'No'],
+  ];
+  return (
+    <Modal title="Audit Details" onClose={onClose}>
+      <dl className="details">
+        {details.map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{term.endsWith('Payload') ? <pre>{value}</pre> : value}</dd>
+          </div>
+        ))}
+      </dl>
+    </Modal>
+  );
+}
+
+const NO_FILTERS: readonly never[] = [];
+
+function ChangeLogFrame({ tab, label, isAdmin }: { tab: string; label: string; isAdmin: boolean }) {
+  const list = useListState(NO_FILTERS);
+  return (
+    <DataTable<never>
+      label={label}
+      columns={(CHANGE_LOG_COLUMNS[tab] ?? []).map((header) => ({ header, cell: () => null }))}
+      rows={[]}
+      rowKey={() => ''}
+      loading={false}
+      total={0}
+      page={list.page}
+      limit={list.limit}
+      isAdmin={isAdmin}
+      onPageChange={list.setPage}
+      onLimitChange={list.setLimit}
+    />
+  );
+}

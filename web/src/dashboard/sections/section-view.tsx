@@ -1,0 +1,47 @@
+import { DataTable } from '../../components/data-table/data-table.tsx';
+import { useListState } from '../../components/data-table/use-list-state.ts';
+import type { Section } from '../dashboard-sections.ts';
+import { AuditSection } from './audit-section.tsx';
+import { FRAME_COLUMNS } from './section-frames.ts';
+
+export function SectionView({ section, isAdmin }: { section: Section; isAdmin: boolean }) {
+  if (section.id === 'mempool') return <MempoolSection />;
+  if (section.id === 'audit') return <AuditSection isAdmin={isAdmin} />;
+  return <FrameSection section={section} isAdmin={isAdmin} />;
+}
+
+/** SPEC.md section 2: a full-height frame of the backend's /mempool/ dashboard. */
+function MempoolSection() {
+  return (
+    <section className="section mempool-section" aria-labelledby="section-title">
+      <h1 id="section-title">Mempool</h1>
+      <iframe title="Mempool" src="/mempool/" className="mempool-frame" />
+    </section>
+  );
+}
+
+const NO_FILTERS: readonly never[] = [];
+
+/** A section whose screen comes later: its title and an empty table frame. */
+function FrameSection({ section, isAdmin }: { section: Section; isAdmin: boolean }) {
+  const list = useListState(NO_FILTERS);
+  const columns = (FRAME_COLUMNS[section.id] ?? []).map((c) => ({ ...c, cell: () => null }));
+  return (
+    <section className="section" aria-labelledby="section-title">
+      <h1 id="section-title">{section.title}</h1>
+      <DataTable<never>
+        label={section.title}
+        columns={columns}
+        rows={[]}
+        rowKey={() => ''}
+        loading={false}
+        total={0}
+        page={list.page}
+        limit={list.limit}
+        isAdmin={isAdmin}
+        onPageChange={list.setPage}
+        onLimitChange={list.setLimit}
+      />
+    </section>
+  );
+}
