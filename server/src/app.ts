@@ -23,6 +23,7 @@ import type { Clock } from './lib/clock.ts';
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
 import type { SettingsStore } from './modules/settings/settings.store.ts';
+import { siteInfoRoutes } from './modules/settings/site-info.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { createStatusService } from './modules/status/status.service.ts';
 import { submissionRoutes } from './modules/submission/submission.routes.ts';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps) {
   const limit = { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs };
   await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });
   await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
+  await app.register(siteInfoRoutes, { prefix: '/rest-api', settings: deps.settings, rateLimit: limit });
 
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });

@@ -359,9 +359,13 @@ for (const engine of testDatabases()) {
         assert.equal(res.statusCode, 503);
         assert.equal(res.body.message, MAINTENANCE_MESSAGE);
         await assert.rejects(node.rpc.call('getmempoolentry', [tx.txid]));
+        // The public pages learn of it from site-info, with the contact line beside it.
+        const site = await get<{ maintenance: boolean; contact_email: string; company_url: string }>(t.app, '/rest-api/site-info');
+        assert.deepEqual(site.body, { maintenance: true, contact_email: 'blocks@example.com', company_url: 'https://example.com' });
       } finally {
         await t.setSetting('maintenance_mode', 'false');
       }
+      assert.equal((await get<{ maintenance: boolean }>(t.app, '/rest-api/site-info')).body.maintenance, false);
     });
 
     test('a valid client code lowers the minimum; an inactive or expired one gives no discount and says why', async () => {

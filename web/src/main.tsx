@@ -1,3 +1,4 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
@@ -11,27 +12,32 @@ import './styles.css';
 const LoginRoute = lazy(() => import('./routes/login-route.tsx').then((m) => ({ default: m.LoginRoute })));
 const LoginCallbackRoute = lazy(() => import('./routes/login-callback-route.tsx').then((m) => ({ default: m.LoginCallbackRoute })));
 
+// The public pages' calls; the dashboard has its own client with the staff error handling.
+const publicQueries = new QueryClient({ defaultOptions: { queries: { retry: 1 } } });
+
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
 /** The route table of SPEC.md section 2; every other path goes to /. */
 createRoot(root).render(
   <StrictMode>
-    <BrowserRouter>
-      <Suspense fallback={null}>
-        <Routes>
-          <Route path="/" element={<App />} />
-          <Route path="/status" element={<StatusRoute />} />
-          <Route path="/tx" element={<StatusRoute />} />
-          <Route path="/login" element={<LoginRoute />} />
-          <Route path="/login/callback" element={<LoginCallbackRoute />} />
-          <Route path="/dashboard" element={<DashboardRoute />} />
-          <Route path="/metrics" element={<main />} />
-          <Route path="/error" element={<main />} />
-          <Route path="*" element={<Navigate to="/" replace />} />
-        </Routes>
-      </Suspense>
-      <Toasts />
-    </BrowserRouter>
+    <QueryClientProvider client={publicQueries}>
+      <BrowserRouter>
+        <Suspense fallback={null}>
+          <Routes>
+            <Route path="/" element={<App />} />
+            <Route path="/status" element={<StatusRoute />} />
+            <Route path="/tx" element={<StatusRoute />} />
+            <Route path="/login" element={<LoginRoute />} />
+            <Route path="/login/callback" element={<LoginCallbackRoute />} />
+            <Route path="/dashboard" element={<DashboardRoute />} />
+            <Route path="/metrics" element={<main />} />
+            <Route path="/error" element={<main />} />
+            <Route path="*" element={<Navigate to="/" replace />} />
+          </Routes>
+        </Suspense>
+        <Toasts />
+      </BrowserRouter>
+    </QueryClientProvider>
   </StrictMode>,
 );

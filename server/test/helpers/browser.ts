@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -36,4 +38,27 @@ export async function until(check: () => Promise<boolean>, explain: () => Promis
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms: ${await explain()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * Runs axe-core in the page and answers the violations of serious or
+ * critical impact (issue 4: there must be none), with what and where.
+ */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  return page.evaluate<AxeViolation[]>(`
+    axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) })))
+  `);
 }

@@ -10,6 +10,8 @@ export const infoQuery = queryOptions({
   queryKey: ['getinfo'],
   queryFn: ({ signal }) => fetchInfo(signal),
   staleTime: 30_000,
+  // The failure message asks the visitor to wait a minute; the page tries again by then.
+  refetchInterval: 60_000,
 });
 
 export const useInfo = () => useQuery(infoQuery);

@@ -1,0 +1,68 @@
+import type { ParseTxResponse } from '../api/parse-tx.ts';
+import { count, feeRate, shortTxid } from '../lib/format.ts';
+
+/**
+ * The decoded summary of what is in the box: per transaction its txid, size,
+ * fee and fee rate, and whether it clears the current minimum. The minimum
+ * itself and how it is computed are not disclosed (SPEC.md section 1).
+ */
+export function ParseSummary({ parsed }: { parsed: ParseTxResponse }) {
+  return (
+    <section className="parse-summary" aria-label="Decoded transactions" aria-live="polite">
+      {parsed.notice && <p className="notice">{parsed.notice}</p>}
+      {parsed.transactions.map((tx, index) => (
+        <dl key={tx.txid ?? `invalid-${index}`} className="parse-item">
+          {parsed.transactions.length > 1 && (
+            <div className="parse-heading">
+              <dt>Transaction</dt>
+              <dd>
+                {index + 1} of {parsed.transactions.length}
+              </dd>
+            </div>
+          )}
+          {tx.status === 'error' ? (
+            <div>
+              <dt>Problem</dt>
+              <dd className="field-error">{tx.message}</dd>
+            </div>
+          ) : (
+            <>
+              <div>
+                <dt>Txid</dt>
+                <dd>
+                  <code title={tx.txid}>{tx.txid ? shortTxid(tx.txid) : 'N/A'}</code>
+                </dd>
+              </div>
+              <div>
+                <dt>Virtual size</dt>
+                <dd>{count(tx.vsize, ' vB')}</dd>
+              </div>
+              <div>
+                <dt>Weight</dt>
+                <dd>{count(tx.weight, ' WU')}</dd>
+              </div>
+              <div>
+                <dt>Fee</dt>
+                <dd>{count(tx.fee, ' sats')}</dd>
+              </div>
+              <div>
+                <dt>Fee rate</dt>
+                <dd>{feeRate(tx.fee_rate)}</dd>
+              </div>
+              <div>
+                <dt>Minimum fee</dt>
+                <dd className={tx.meets_minimum_fee === false ? 'field-error' : 'ok'}>
+                  {tx.meets_minimum_fee === null || tx.meets_minimum_fee === undefined
+                    ? tx.message
+                    : tx.meets_minimum_fee
+                      ? 'Clears the current minimum'
+                      : 'Below the current minimum'}
+                </dd>
+              </div>
+            </>
+          )}
+        </dl>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,136 @@
+import { useNavigate } from 'react-router';
+import { useInfo } from '../api/getinfo.ts';
+import { useTxStatus, type TxStatus } from '../api/status-check.ts';
+import { CopyButton } from '../components/copy-button.tsx';
+import { count, feeRate, formatEastern, odds, shortTxid } from '../lib/format.ts';
+import { explorerTxUrl } from './explorer.ts';
+import { freshness, useSecondsSince } from './use-seconds-since.ts';
+
+export const LOOKUP_FAILURE = 'Please enter a valid transaction hex.';
+
+/** SPEC.md section 4: confirmed; waiting for the next block (position 0); or waiting and not competitive. */
+export function statusText(status: TxStatus): string {
+  const { transaction, state } = status;
+  if (transaction.status.confirmed) return 'Confirmed';
+  if (state === 'not_in_mempool') return 'No longer in the mempool (replaced or evicted)';
+  if (transaction.position.block === 0) return 'Waiting for the next block';
+  return 'Waiting: not yet competitive for the next block';
+}
+
+/**
+ * SPEC.md section 2: every field of a transaction's status, refreshed every
+ * 30 seconds while unconfirmed, with how old the answer is.
+ */
+export function StatusPage({ txid }: { txid: string }) {
+  const navigate = useNavigate();
+  const status = useTxStatus(txid);
+  const info = useInfo();
+  const age = useSecondsSince(status.dataUpdatedAt);
+  const data = status.data;
+  const tx = data?.transaction;
+  const explorer = tx?.status.confirmed ? explorerTxUrl(info.data?.network, txid) : null;
+
+  return (
+    <main className="status-page">
+      <div className="card">
+        <header className="status-header">
+          <h1>Transaction status</h1>
+          <div className="status-actions">
+            <button type="button" className="button" onClick={() => window.location.reload()}>
+              Refresh
+            </button>
+            <button type="button" className="button" onClick={() => void navigate('/')}>
+              Close
+            </button>
+          </div>
+        </header>
+        {status.isPending && <p role="status">Loading...</p>}
+        {status.isError && (
+          <p role="alert" className="field-error">
+            {LOOKUP_FAILURE}
+          </p>
+        )}
+        {data && tx && (
+          <>
+            <p className={`last-update ${freshness(age)}`} aria-live="off">
+              <span className="dot" aria-hidden="true" /> Last update {age} s ago
+            </p>
+            <dl className="details status-details">
+              <div>
+                <dt>Status</dt>
+                <dd data-testid="tx-status">{statusText(data)}</dd>
+              </div>
+              <div>
+                <dt>Transaction ID</dt>
+                <dd className="txid-cell">
+                  <code className="txid-full">{tx.txid}</code>
+                  <code className="txid-short" title={tx.txid}>
+                    {shortTxid(tx.txid)}
+                  </code>{' '}
+                  <CopyButton text={tx.txid} label="Copy transaction ID" copiedMessage="Txid copied!" />
+                  {explorer && (
+                    <>
+                      {' '}
+                      <a href={explorer} target="_blank" rel="noopener noreferrer">
+                        View in block explorer
+                      </a>
+                    </>
+                  )}
+                </dd>
+              </div>
+              <div>
+                <dt>Weight</dt>
+                <dd>{count(tx.weight, ' WU')}</dd>
+              </div>
+              <div>
+                <dt>Fee</dt>
+                <dd>{count(tx.fee, ' sats')}</dd>
+              </div>
+              <div>
+                <dt>Size</dt>
+                <dd>{count(tx.size, ' bytes')}</dd>
+              </div>
+              <div>
+                <dt>Virtual size</dt>
+                <dd>{count(tx.vsize, ' vB')}</dd>
+              </div>
+              {tx.status.confirmed ? (
+                <>
+                  <div>
+                    <dt>Block time</dt>
+                    <dd>{tx.status.block_time === null ? 'N/A' : formatEastern(tx.status.block_time)}</dd>
+                  </div>
+                  <div>
+                    <dt>Block height</dt>
+                    <dd>{count(tx.status.block_height)}</dd>
+                  </div>
+                </>
+              ) : (
+                <div>
+                  <dt>First seen</dt>
+                  <dd>{tx.firstSeen === null ? 'N/A' : formatEastern(tx.firstSeen)}</dd>
+                </div>
+              )}
+              <div>
+                <dt>Rate to beat</dt>
+                <dd>{feeRate(data.market_rate)}</dd>
+              </div>
+              <div>
+                <dt>Functional rate</dt>
+                <dd>{feeRate(data.functional_rate)}</dd>
+              </div>
+              <div>
+                <dt>Odds of mining (last 24 hours)</dt>
+                <dd>{odds(data.last_24h_odds)}</dd>
+              </div>
+              <div>
+                <dt>Odds of mining (last 7 days)</dt>
+                <dd>{odds(data.last_7d_odds)}</dd>
+              </div>
+            </dl>
+          </>
+        )}
+      </div>
+    </main>
+  );
+}

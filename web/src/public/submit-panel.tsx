@@ -1,0 +1,136 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useInfo } from '../api/getinfo.ts';
+import { ApiError, GENERIC_FAILURE } from '../api/http.ts';
+import { useSubmitPackage, useSubmitTx, type SubmitPackageResponse } from '../api/submit-tx.ts';
+import { CopyButton } from '../components/copy-button.tsx';
+import { feeRateUp } from '../lib/format.ts';
+import { notify } from '../lib/toasts.tsx';
+import { splitHexInput } from './hex-input.ts';
+import { ParseSummary } from './parse-summary.tsx';
+import { useParsePreview } from './use-parse-preview.ts';
+
+export const INFO_FAILURE = 'Unable to connect to Slipstream server. Please try again in 60 seconds.';
+export const NETWORK_FAILURE = 'Failed to submit transaction. Please try again.';
+
+type Outcome = { kind: 'accepted'; txids: string[] } | { kind: 'failed'; message: string } | null;
+
+/** The errors a refused package names, per transaction, or its own message. */
+function packageFailure(response: SubmitPackageResponse): string {
+  const errors = Object.values(response.result?.['tx-results'] ?? {})
+    .map((entry) => entry.error)
+    .filter((error): error is string => typeof error === 'string' && error !== '');
+  return errors.length > 0 ? errors.join('; ') : response.message || GENERIC_FAILURE;
+}
+
+function failureText(error: unknown): string {
+  if (error instanceof ApiError) return error.status === 0 ? NETWORK_FAILURE : error.message;
+  return GENERIC_FAILURE;
+}
+
+/**
+ * SPEC.md sections 2, 4 and 5: paste a transaction (or a comma-separated
+ * package), see it decoded, submit it; on success a link to its status page
+ * and a copy of its txid; on failure the server's reason inline.
+ */
+export function SubmitPanel() {
+  const [params] = useSearchParams();
+  const [text, setText] = useState(() => params.get('txhex') ?? '');
+  const [clientCode, setClientCode] = useState('');
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const info = useInfo();
+  const single = useSubmitTx();
+  const pack = useSubmitPackage();
+  const { items, isPackage } = splitHexInput(text);
+  const parsed = useParsePreview(items, clientCode);
+  const submitting = single.isPending || pack.isPending;
+  const code = clientCode.trim();
+  const withCode = code ? { client_code: code } : {};
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (items.length === 0 || submitting) return;
+    setOutcome(null);
+    try {
+      if (isPackage) {
+        const response = await pack.mutateAsync({ tx_hexes: items, ...withCode });
+        if (response.status === 'error' || response.result?.package_msg !== 'success') {
+          notify.error('Package submission failed!');
+          setOutcome({ kind: 'failed', message: packageFailure(response) });
+          return;
+        }
+        const txids = Object.values(response.result['tx-results'])
+          .map((entry) => entry.txid)
+          .filter((txid): txid is string => typeof txid === 'string');
+        notify.success('Package submitted successfully!');
+        setOutcome({ kind: 'accepted', txids });
+      } else {
+        const response = await single.mutateAsync({ tx_hex: items[0]!, ...withCode });
+        notify.success('Transaction submitted successfully!');
+        setOutcome({ kind: 'accepted', txids: [response.message] });
+      }
+    } catch (error) {
+      if (isPackage) notify.error('Package submission failed!');
+      setOutcome({ kind: 'failed', message: failureText(error) });
+    }
+  }
+
+  return (
+    <form className="submit-panel" onSubmit={(e) => void submit(e)}>
+      <p className="minimum" aria-live="polite">
+        {info.isError ? (
+          <span role="alert">{INFO_FAILURE}</span>
+        ) : info.data ? (
+          <>
+            Current minimum fee rate: <strong>{feeRateUp(info.data.fee_rate)} sat/vB</strong>
+          </>
+        ) : (
+          'Loading the current minimum fee rate...'
+        )}
+      </p>
+      <label htmlFor="tx-hex">Raw transaction hex (separate a package's transactions with commas, parents first)</label>
+      <textarea
+        id="tx-hex"
+        className="hex-input"
+        rows={8}
+        spellCheck={false}
+        autoComplete="off"
+        value={text}
+        onChange={(e) => {
+          setText(e.target.value);
+          setOutcome(null);
+        }}
+        placeholder="0200000001..."
+      />
+      <label htmlFor="client-code" className="optional">
+        Client code (optional)
+      </label>
+      <input id="client-code" className="client-code" autoComplete="off" value={clientCode} onChange={(e) => setClientCode(e.target.value)} />
+      {parsed && <ParseSummary parsed={parsed} />}
+      <div className="submit-row">
+        <button type="submit" className="button primary" disabled={items.length === 0 || submitting}>
+          {submitting ? 'Submitting...' : isPackage ? 'SUBMIT PACKAGE' : 'SUBMIT'}
+        </button>
+        {isPackage && <span className="mode">Package of {items.length} transactions</span>}
+      </div>
+      {outcome?.kind === 'failed' && (
+        <div className="outcome failed" role="alert">
+          <strong>Submission failed.</strong> {outcome.message}
+        </div>
+      )}
+      {outcome?.kind === 'accepted' && (
+        <div className="outcome accepted" role="status">
+          <strong>{outcome.txids.length > 1 ? 'Package accepted into the mempool.' : 'Transaction accepted into the mempool.'}</strong>
+          <ul>
+            {outcome.txids.map((txid) => (
+              <li key={txid}>
+                <code className="txid">{txid}</code> <CopyButton text={txid} label={`Copy txid ${txid}`} copiedMessage="Txid copied!" />{' '}
+                <Link to={`/status?txid=${txid}`}>View mining status</Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </form>
+  );
+}

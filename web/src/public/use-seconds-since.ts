@@ -1,0 +1,18 @@
+import { useEffect, useState } from 'react';
+
+/** Whole seconds since `since` (ms), ticking every second. */
+export function useSecondsSince(since: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return Math.max(0, Math.floor((now - since) / 1000));
+}
+
+/** SPEC.md section 4: green under 29 s, orange under 59 s, red after. */
+export function freshness(seconds: number): 'fresh' | 'ageing' | 'stale' {
+  if (seconds < 29) return 'fresh';
+  if (seconds < 59) return 'ageing';
+  return 'stale';
+}
