@@ -316,6 +316,10 @@ async function main(): Promise<void> {
     out(`audit rows: ${auditRows} for ${portalOn.requests} requests to the audited portal (${auditMatches ? 'match' : 'MISMATCH'}); writer stats ${JSON.stringify(audit.stats())}`);
     if (!auditMatches) exitCode = 1;
 
+    // ---- Mempool projection (issue 3): 300,000 synthetic transactions, and regtest against getblocktemplate
+    out();
+    await (await import('./mempool-projection.ts')).runMempoolProjectionBench();
+
     const totalS = (performance.now() - startedAt) / 1000;
     out(`total ${totalS.toFixed(1)} s`);
     const summary = {

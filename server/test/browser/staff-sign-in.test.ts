@@ -116,6 +116,8 @@ describe('sign-in with the OpenID provider (PKCE)', () => {
     assert.equal(url.searchParams.get('scope'), 'openid profile email groups');
     assert.equal(url.searchParams.get('response_type'), 'code');
     assert.equal(url.searchParams.get('redirect_uri'), `${app.base}/login/callback`);
+    // Closing a context while its page is mid-navigation can hang Chromium's target close: let it land first.
+    await page.getByLabel('Username').waitFor();
     await context.close();
   });
 

@@ -1,0 +1,238 @@
+import { btcToSats } from '../bitcoin/amounts.ts';
+
+/**
+ * A mempool snapshot as the block assembler reads it: one transaction per
+ * index, every field in a typed array.
+ *
+ * Why typed arrays: the projection runs on a worker thread (projection-worker.ts)
+ * over hundreds of thousands of transactions. Typed arrays are handed to the
+ * worker by transferring their buffers, which costs nothing on the main
+ * thread, where structured-cloning as many objects would take longer than the
+ * projection itself; and the assembler's inner loops read them without
+ * allocating.
+ *
+ * A snapshot must be closed under `depends`: every parent of a transaction in
+ * it is in it too (a parent outside is a confirmed one, and is simply not
+ * listed).
+ */
+export interface MempoolSnapshot {
+  /** Number of transactions; every per-transaction array has this length. */
+  count: number;
+  /** Base fee, integer satoshis: what the miner collects (getrawmempool `fees.base`). */
+  fee: Float64Array;
+  /**
+   * Modified fee, integer satoshis: base fee plus any prioritisetransaction
+   * delta (`fees.modified`). Block assembly ranks by this one.
+   */
+  modifiedFee: Float64Array;
+  /** Sigop-adjusted virtual size (getrawmempool `vsize`, policy.cpp GetVirtualTransactionSize). */
+  vsize: Int32Array;
+  /** BIP141 weight. */
+  weight: Int32Array;
+  /** Sigop cost (BIP141 units); 0 where unknown, see sigopCostFloor(). */
+  sigops: Int32Array;
+  /** The parents of transaction i are parents[parentStart[i]] .. parents[parentStart[i + 1] - 1]. */
+  parentStart: Int32Array;
+  /** In-mempool parents (indices into this snapshot), grouped per transaction. */
+  parents: Int32Array;
+  /**
+   * 32 bytes per transaction: its txid in Core's internal byte order (the
+   * display hex reversed), for the assembler's tie-break. Transaction i's
+   * bytes are txids[32 * i] .. txids[32 * i + 31].
+   */
+  txids: Uint8Array;
+}
+
+/** One mempool transaction in plain form, for encodeMempoolSnapshot(). */
+export interface SnapshotEntry {
+  /** Display hex, as the node's RPC shows it. */
+  txid: string;
+  /** Integer satoshis. */
+  fee: number;
+  /** Integer satoshis; defaults to `fee`. */
+  modifiedFee?: number;
+  vsize: number;
+  weight: number;
+  /** Sigop cost; defaults to sigopCostFloor(vsize, weight). */
+  sigops?: number;
+  /** Txids (display hex) of in-mempool parents. */
+  depends: readonly string[];
+}
+
+/** The getrawmempool verbose / getmempoolentry fields the snapshot needs. */
+export interface RawMempoolEntry {
+  vsize: number;
+  weight: number;
+  fees: { base: number; modified: number };
+  depends: string[];
+}
+
+export const TXID_BYTES = 32;
+
+/**
+ * The node reports no sigop cost in its mempool entries, only the vsize it
+ * derives from it: vsize = ceil(max(weight, sigops × 20) / 4) with
+ * -bytespersigop 20 (policy.cpp GetVirtualTransactionSize). When sigops set
+ * the vsize, that is exactly 5 × sigops, so the cost is recovered exactly;
+ * otherwise it is at most weight / 20 and unknown, and 0 is a floor. The
+ * assembler's sigop limit (80,000 per block) is therefore applied with floors:
+ * it binds only for sigop-heavy transactions, which are the ones recovered.
+ */
+export function sigopCostFloor(vsize: number, weight: number): number {
+  const byWeight = Math.ceil(weight / 4);
+  return vsize > byWeight && vsize % 5 === 0 ? vsize / 5 : 0;
+}
+
+/** Writes a display-hex txid into `target` at `offset` in internal byte order. */
+export function writeTxidBytes(txid: string, target: Uint8Array, offset: number): void {
+  if (txid.length !== 2 * TXID_BYTES) throw new RangeError(`Not a txid: ${txid}`);
+  for (let i = 0; i < TXID_BYTES; i++) {
+    const high = hexValue(txid.charCodeAt(2 * i));
+    const low = hexValue(txid.charCodeAt(2 * i + 1));
+    if (high < 0 || low < 0) throw new RangeError(`Not a txid: ${txid}`);
+    // Display hex is the internal bytes reversed: display byte i is internal byte 31 - i.
+    target[offset + TXID_BYTES - 1 - i] = (high << 4) | low;
+  }
+}
+
+/** One hex digit's value, -1 for anything else; char codes, as slicing 64-character strings per txid is slow. */
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48; // 0-9
+  if (code >= 97 && code <= 102) return code - 87; // a-f
+  if (code >= 65 && code <= 70) return code - 55; // A-F
+  return -1;
+}
+
+/** The display hex of transaction `index`'s txid. */
+export function txidAt(snapshot: Pick<MempoolSnapshot, 'txids'>, index: number): string {
+  let hex = '';
+  for (let i = TXID_BYTES - 1; i >= 0; i--) hex += snapshot.txids[index * TXID_BYTES + i]!.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/**
+ * Plain entries to a snapshot, in the given order (index i is entries[i]).
+ * Throws on a parent that is not in `entries`: a snapshot taken mid-update
+ * would project a child without its parent.
+ */
+export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): MempoolSnapshot {
+  const count = entries.length;
+  const indexOf = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    if (indexOf.has(entry.txid)) throw new RangeError(`Transaction ${entry.txid} appears twice in the snapshot`);
+    indexOf.set(entry.txid, i);
+  });
+  const snapshot: MempoolSnapshot = {
+    count,
+    fee: new Float64Array(count),
+    modifiedFee: new Float64Array(count),
+    vsize: new Int32Array(count),
+    weight: new Int32Array(count),
+    sigops: new Int32Array(count),
+    parentStart: new Int32Array(count + 1),
+    parents: new Int32Array(entries.reduce((n, e) => n + e.depends.length, 0)),
+    txids: new Uint8Array(count * TXID_BYTES),
+  };
+  let edge = 0;
+  entries.forEach((entry, i) => {
+    snapshot.fee[i] = entry.fee;
+    snapshot.modifiedFee[i] = entry.modifiedFee ?? entry.fee;
+    snapshot.vsize[i] = entry.vsize;
+    snapshot.weight[i] = entry.weight;
+    snapshot.sigops[i] = entry.sigops ?? sigopCostFloor(entry.vsize, entry.weight);
+    writeTxidBytes(entry.txid, snapshot.txids, i * TXID_BYTES);
+    snapshot.parentStart[i] = edge;
+    for (const parent of entry.depends) {
+      const parentIndex = indexOf.get(parent);
+      if (parentIndex === undefined) throw new RangeError(`Transaction ${entry.txid} depends on ${parent}, which is not in the snapshot`);
+      snapshot.parents[edge++] = parentIndex;
+    }
+  });
+  snapshot.parentStart[count] = edge;
+  return snapshot;
+}
+
+/** The node's `getrawmempool true` answer to a snapshot, transactions in the answer's order. */
+export function snapshotFromRawMempool(raw: Readonly<Record<string, RawMempoolEntry>>): MempoolSnapshot {
+  return encodeMempoolSnapshot(
+    Object.entries(raw).map(([txid, entry]) => ({
+      txid,
+      fee: btcToSats(entry.fees.base),
+      modifiedFee: btcToSats(entry.fees.modified),
+      vsize: entry.vsize,
+      weight: entry.weight,
+      depends: entry.depends,
+    })),
+  );
+}
+
+/** The distinct buffers behind a snapshot's arrays, for postMessage's transfer list. */
+export function snapshotBuffers(snapshot: MempoolSnapshot): ArrayBuffer[] {
+  return distinctTransferable([
+    snapshot.fee, snapshot.modifiedFee, snapshot.vsize, snapshot.weight, snapshot.sigops,
+    snapshot.parentStart, snapshot.parents, snapshot.txids,
+  ]);
+}
+
+/**
+ * A deep copy, e.g. to hand one to the worker while the original goes on
+ * changing. With `reuse` (a snapshot the worker handed back), the copy goes
+ * into its buffers where they are large enough: copying into memory already
+ * in use costs a fraction of fresh allocations, which the system must map
+ * and zero. New buffers get some headroom for the mempool to grow into.
+ */
+export function cloneSnapshot(snapshot: MempoolSnapshot, reuse?: MempoolSnapshot): MempoolSnapshot {
+  const copy = <T extends Float64Array | Int32Array | Uint8Array>(source: T, old: T | undefined, make: (buffer: ArrayBuffer, length: number) => T): T => {
+    const bytes = source.byteLength;
+    const buffer = old && old.buffer instanceof ArrayBuffer && old.buffer.byteLength >= bytes ? old.buffer : new ArrayBuffer(Math.ceil(bytes * 1.25) + 64);
+    const target = make(buffer, source.length);
+    target.set(source);
+    return target;
+  };
+  const f64 = (buffer: ArrayBuffer, length: number) => new Float64Array(buffer, 0, length);
+  const i32 = (buffer: ArrayBuffer, length: number) => new Int32Array(buffer, 0, length);
+  return {
+    count: snapshot.count,
+    fee: copy(snapshot.fee, reuse?.fee, f64),
+    modifiedFee: copy(snapshot.modifiedFee, reuse?.modifiedFee, f64),
+    vsize: copy(snapshot.vsize, reuse?.vsize, i32),
+    weight: copy(snapshot.weight, reuse?.weight, i32),
+    sigops: copy(snapshot.sigops, reuse?.sigops, i32),
+    parentStart: copy(snapshot.parentStart, reuse?.parentStart, i32),
+    parents: copy(snapshot.parents, reuse?.parents, i32),
+    txids: copy(snapshot.txids, reuse?.txids, (buffer, length) => new Uint8Array(buffer, 0, length)),
+  };
+}
+
+/**
+ * Buffers that can be transferred, each once: two views on one buffer would
+ * make postMessage throw, and a SharedArrayBuffer is shared, not transferred.
+ */
+export function distinctTransferable(views: readonly ArrayBufferView[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const view of views) if (view.buffer instanceof ArrayBuffer) buffers.add(view.buffer);
+  return [...buffers];
+}
+
+/**
+ * Throws unless the snapshot is well formed: arrays of the right lengths,
+ * positive vsizes, parents that are other transactions of the snapshot.
+ * (Cycles are found while walking ancestors.)
+ */
+export function assertValidSnapshot(s: MempoolSnapshot): void {
+  const n = s.count;
+  if (!Number.isInteger(n) || n < 0 || n > 0x3fff_ffff) throw new RangeError(`Bad snapshot count ${n}`);
+  for (const [name, array] of [['fee', s.fee], ['modifiedFee', s.modifiedFee], ['vsize', s.vsize], ['weight', s.weight], ['sigops', s.sigops]] as const) {
+    if (array.length !== n) throw new RangeError(`Snapshot ${name} has ${array.length} entries for ${n} transactions`);
+  }
+  if (s.txids.length !== n * TXID_BYTES) throw new RangeError(`Snapshot txids hold ${s.txids.length} bytes for ${n} transactions`);
+  if (s.parentStart.length !== n + 1 || s.parentStart[0] !== 0 || s.parentStart[n] !== s.parents.length) throw new RangeError('Snapshot parentStart does not frame its parents');
+  for (let i = 0; i < n; i++) {
+    if (!(s.vsize[i]! > 0)) throw new RangeError(`Transaction ${i} has vsize ${s.vsize[i]}`);
+    if (s.parentStart[i + 1]! < s.parentStart[i]!) throw new RangeError('Snapshot parentStart is not ascending');
+    for (let e = s.parentStart[i]!; e < s.parentStart[i + 1]!; e++) {
+      const p = s.parents[e]!;
+      if (p < 0 || p >= n || p === i) throw new RangeError(`Transaction ${i} has parent ${p}`);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assembleBlocks } from './block-assembler.ts';
+import { cloneSnapshot, encodeMempoolSnapshot, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { createProjectionWorker } from './projection-worker.ts';
+
+const txid = (n: number) => n.toString(16).padStart(64, '0');
+
+/** A chain-rich mempool of `count` transactions: every third spends the one before. */
+function chainMempool(count: number): MempoolSnapshot {
+  return encodeMempoolSnapshot(
+    Array.from({ length: count }, (_, i) => ({
+      txid: txid(i + 1),
+      fee: 150 * (1 + ((i * 37) % 50)),
+      vsize: 150 + (i % 7) * 40,
+      weight: 4 * (150 + (i % 7) * 40) - (i % 4),
+      depends: i % 3 === 2 ? [txid(i)] : [],
+    })),
+  );
+}
+
+const worker = createProjectionWorker({ assembler: { maxBlocks: 4 } });
+after(() => worker.close());
+
+test('the worker answers what the assembler answers in-process, and takes the snapshot without copying it', async () => {
+  const snapshot = chainMempool(30_000);
+  const kept = cloneSnapshot(snapshot);
+  const expected = assembleBlocks(kept, { maxBlocks: 4 });
+  const projection = await worker.project(snapshot);
+  assert.ok(projection);
+  assert.equal(snapshot.fee.byteLength, 0, 'the snapshot was transferred, not cloned');
+  assert.deepEqual(projection.snapshot, kept, 'and handed back for its buffers to be reused');
+  const recycled = cloneSnapshot(kept, projection.snapshot);
+  assert.equal(recycled.txids.buffer, projection.snapshot.txids.buffer, 'the next copy went into the buffers handed back');
+  assert.deepEqual(recycled, kept);
+  assert.deepEqual(projection.blocks, expected.blocks);
+  assert.deepEqual(projection.order, expected.order);
+  assert.deepEqual(projection.functionalRate, expected.functionalRate);
+  assert.deepEqual(projection.positionVsize, expected.positionVsize);
+  assert.deepEqual(projection.blockIndex, expected.blockIndex);
+  assert.ok(projection.assembleMs > 0);
+  assert.equal(projection.blocks.length, 4);
+});
+
+test('one projection at a time: a newer snapshot supersedes the one waiting', async () => {
+  const first = worker.project(chainMempool(20_000));
+  const superseded = worker.project(chainMempool(100));
+  const latest = worker.project(chainMempool(200));
+  const [a, b, c] = await Promise.all([first, superseded, latest]);
+  assert.equal(a?.projectedCount, 20_000);
+  assert.equal(b, undefined);
+  assert.equal(c?.projectedCount, 200);
+});
+
+test('a snapshot the assembler refuses rejects with its reason, and the worker goes on', async () => {
+  const bad = chainMempool(3);
+  bad.parents = new Int32Array([2, 0]);
+  bad.parentStart = new Int32Array([0, 1, 1, 2]);
+  await assert.rejects(worker.project(bad), /cycle/);
+  assert.equal((await worker.project(chainMempool(10)))?.projectedCount, 10);
+});
+
+test('a closed worker refuses new snapshots', async () => {
+  const own = createProjectionWorker();
+  const pending = assert.rejects(own.project(chainMempool(50_000)), /closed/);
+  await own.close();
+  await pending;
+  await assert.rejects(own.project(chainMempool(1)), /closed/);
+});

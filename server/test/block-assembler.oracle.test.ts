@@ -1,0 +1,127 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assembleBlocks, type BlockProjection } from '../src/mempool/block-assembler.ts';
+import { snapshotFromRawMempool, type MempoolSnapshot, type RawMempoolEntry } from '../src/mempool/mempool-snapshot.ts';
+import { fillRandomMempool, type RandomMempool } from './helpers/random-mempool.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+
+/**
+ * Projected blocks against the oracle: the node's own block assembly.
+ *
+ * Regtest mempools of about 4,000 random transactions each (chains up to the
+ * package limits, child-pays-for-parent packages, round fee rates that tie,
+ * prioritised transactions, large ones that make the mempool span several
+ * blocks, sigop-heavy ones that make the block sigop limit bind) are read
+ * with `getrawmempool true` and projected; projected block 0 must be the
+ * node's `getblocktemplate`: the same transactions in the same order with
+ * the same fees. Then the node mines, and projected blocks 1 and 2 must be
+ * its next templates: the projection of later blocks is the node's too.
+ *
+ * Exact equality, not a tolerance: the projection breaks ties as Core does
+ * (by txid), so nothing is ambiguous. The launcher's -corepolicy=1 gives
+ * Core's 4,000,000 WU block, without Knots' coin-age priority space.
+ */
+
+interface TemplateTx {
+  txid: string;
+  /** Base fee, satoshis. */
+  fee: number;
+  weight: number;
+  sigops: number;
+}
+
+interface Template {
+  height: number;
+  transactions: TemplateTx[];
+}
+
+/** Three different mempools, one after the other on one node. */
+const SEEDS = [20_260_521, 7, 1_234_567];
+
+let node: TestNode;
+let filled: RandomMempool;
+let snapshot: MempoolSnapshot;
+let txids: string[];
+let projection: BlockProjection;
+let projectMs: number;
+
+before(async () => {
+  // Regtest checks the whole mempool's consistency after every transaction by default: thousands of them would take minutes.
+  node = await startTestNode({ extraArgs: ['-checkmempool=0'] });
+});
+after(async () => node?.stop());
+
+/** A fresh random mempool on the node, read and projected. */
+async function round(seed: number): Promise<void> {
+  filled = await fillRandomMempool(node, { seed, payments: 4_000, large: 40, sigopHeavy: 30, prioritised: 40 });
+  const raw = await node.rpc.call<Record<string, RawMempoolEntry>>('getrawmempool', [true]);
+  txids = Object.keys(raw);
+  snapshot = snapshotFromRawMempool(raw);
+  const started = performance.now();
+  projection = assembleBlocks(snapshot);
+  projectMs = performance.now() - started;
+}
+
+const projectedTxids = (block: number): string[] => {
+  const { orderStart, txCount } = projection.blocks[block]!;
+  return [...projection.order.subarray(orderStart, orderStart + txCount)].map((i) => txids[i]!);
+};
+
+async function template(): Promise<{ template: Template; ms: number }> {
+  const started = performance.now();
+  const answer = await node.rpc.call<Template>('getblocktemplate', [{ rules: ['segwit'] }]);
+  return { template: answer, ms: performance.now() - started };
+}
+
+function assertSameBlock(block: number, node: Template): void {
+  const ours = projectedTxids(block);
+  const theirs = node.transactions.map((t) => t.txid);
+  const ourSet = new Set(ours);
+  const theirSet = new Set(theirs);
+  const missing = theirs.filter((txid) => !ourSet.has(txid));
+  const extra = ours.filter((txid) => !theirSet.has(txid));
+  assert.deepEqual({ missing: missing.length, extra: extra.length }, { missing: 0, extra: 0 }, `block ${block}: the same transactions (missing ${missing.slice(0, 3).join(', ')}; extra ${extra.slice(0, 3).join(', ')})`);
+  assert.deepEqual(ours, theirs, `block ${block}: the same order`);
+  const fees = node.transactions.reduce((a, t) => a + t.fee, 0);
+  assert.equal(projection.blocks[block]!.fees, fees, `block ${block}: the same fees`);
+  assert.equal(projection.blocks[block]!.weight, node.transactions.reduce((a, t) => a + t.weight, 0), `block ${block}: the same weight`);
+}
+
+for (const seed of SEEDS) {
+  test(`mempool ${seed}: projected block 0 is the node's block template, same transactions, same order, same fees`, async (t) => {
+    await round(seed);
+    assert.equal(txids.length, filled.txids.length, 'the node took every transaction');
+    const { template: next, ms } = await template();
+    t.diagnostic(`${txids.length} transactions, ${filled.vsize.toLocaleString('en-US')} vB; built in ${filled.buildMs.toFixed(0)} ms, sent in ${filled.sendMs.toFixed(0)} ms`);
+    t.diagnostic(`projected ${projection.blocks.length} blocks in ${projectMs.toFixed(1)} ms; getblocktemplate took ${ms.toFixed(1)} ms`);
+    t.diagnostic(`block 0: ${next.transactions.length} transactions, ${projection.blocks[0]!.weight.toLocaleString('en-US')} WU, ${projection.blocks[0]!.fees.toLocaleString('en-US')} sats, functional rates ${projection.blocks[0]!.minFeeRate.toFixed(3)}–${projection.blocks[0]!.maxFeeRate.toFixed(3)} sat/vB`);
+
+    // The mempool is contested: more than two blocks' worth, packages of several transactions, and some left out of block 0.
+    assert.ok(filled.vsize * 4 > 2 * 4_000_000, `mempool of ${filled.vsize} vB`);
+    assert.ok(projection.blocks.length >= 3);
+    assert.ok(projection.packagesSelected < projection.projectedCount, 'some packages hold several transactions');
+    assert.ok(projection.descendantsUpdated > 100, 'descendants were re-scored as their ancestors went in');
+    assertSameBlock(0, next);
+
+    // Sigops: where sigops set the vsize, the snapshot recovered the node's sigop cost exactly.
+    const indexOf = new Map(txids.map((txid, i) => [txid, i]));
+    for (const tx of next.transactions) {
+      const sigops = snapshot.sigops[indexOf.get(tx.txid)!]!;
+      if (sigops !== 0) assert.equal(sigops, tx.sigops, `sigop cost of ${tx.txid}`);
+    }
+    const blockSigops = next.transactions.reduce((a, tx) => a + tx.sigops, 0);
+    const heavyLeftOut = txids.filter((_, i) => snapshot.sigops[i]! > 0 && projection.blockIndex[i] !== 0).length;
+    t.diagnostic(`block 0 sigop cost ${blockSigops} (limit 80,000 with the coinbase's 400); ${heavyLeftOut} sigop-priced transactions left for later blocks`);
+    assert.ok(blockSigops + 400 + 5_440 >= 80_000 && heavyLeftOut > 0, 'the block sigop limit kept sigop-heavy transactions out');
+  });
+
+  test(`mempool ${seed}: after the node mines each block, projected blocks 1 and 2 are its next templates`, async () => {
+    for (const block of [1, 2]) {
+      await node.mine();
+      const { template: next } = await template();
+      assertSameBlock(block, next);
+    }
+    // Clear the mempool for the next one.
+    while ((await node.rpc.call<{ size: number }>('getmempoolinfo')).size > 0) await node.mine();
+  });
+}
