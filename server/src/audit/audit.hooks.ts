@@ -28,12 +28,13 @@ function sourceType(request: FastifyRequest): 'Internal' | 'External' {
 }
 
 /**
- * The client code a public caller priced its request with. A staff request's
+ * The client code a public caller priced its request with. A staff route's
  * client_code is a list filter or a record's field, not the caller's code:
- * recording it would make every search for a client's trail add to it.
+ * recording it would make every search for a client's trail add to it. That
+ * holds for refused staff requests too (an expired session's search).
  */
 function clientCode(request: FastifyRequest): string | null {
-  if (request.staff !== undefined) return null;
+  if (request.staffRoute) return null;
   const fromBody = (request.body as { client_code?: unknown } | undefined)?.client_code;
   const fromQuery = (request.query as { client_code?: unknown } | undefined)?.client_code;
   const code = typeof fromBody === 'string' ? fromBody : typeof fromQuery === 'string' ? fromQuery : null;

@@ -13,6 +13,8 @@ import { IdentityProviderUnavailableError, InvalidTokenError, type StaffIdentity
 declare module 'fastify' {
   interface FastifyRequest {
     staff?: StaffIdentity;
+    /** Set on every request a staff route receives, signed in or not. */
+    staffRoute?: boolean;
   }
 }
 
@@ -55,7 +57,10 @@ export interface StaffScopeOptions {
 
 /** Registers view routes behind a staff token, and admin routes behind the admin group on top. */
 export const staffScope: FastifyPluginAsync<StaffScopeOptions> = async (app: FastifyInstance, { verifier, viewRoutes = [], adminRoutes = [] }) => {
-  app.addHook('onRequest', async (request) => authenticate(request, verifier));
+  app.addHook('onRequest', async (request) => {
+    request.staffRoute = true;
+    await authenticate(request, verifier);
+  });
   for (const routes of viewRoutes) await app.register(routes);
   await app.register(async (admin) => {
     admin.addHook('onRequest', async (request) => {

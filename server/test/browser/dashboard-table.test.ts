@@ -161,8 +161,7 @@ test('no match shows No data found; a slow answer shows Loading data...', async 
 });
 
 test('View opens the Audit Details modal, missing values as None', async () => {
-  await page.getByLabel('Client Code').fill(CODE);
-  await page.getByRole('button', { name: 'Search' }).click();
+  await page.goto(`${app.base}/dashboard?section=audit&client_code=${CODE}&limit=20`);
   await rangeIs(`1 - 20 of ${ROWS}`);
   // The second row, the 24th, succeeded: no error message.
   await table().getByRole('button', { name: 'View' }).nth(1).click();
@@ -176,9 +175,13 @@ test('View opens the Audit Details modal, missing values as None', async () => {
   await screenshot(page, 'audit-details');
   await modal.getByRole('button', { name: 'Close' }).click();
   await modal.waitFor({ state: 'hidden' });
+  // Focus goes back to the button that opened it.
+  assert.equal(await page.evaluate<string>('document.activeElement?.textContent ?? ""'), 'View');
 });
 
 test('a failing call toasts the server\'s message', async () => {
+  await page.goto(`${app.base}/dashboard?section=audit&client_code=${CODE}`);
+  await rangeIs(`1 - 10 of ${ROWS}`);
   // The database being down is what answers 503 with this message; the browser cannot stop it, so the answer is injected.
   await page.route('**/rest-api/audits/list?**', (route) =>
     route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ status: 'error', message: SERVICE_UNAVAILABLE_MESSAGE }) }),

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { launchBrowser, screenshot, WEB_DIST_DIR } from '../helpers/browser.ts';
@@ -68,12 +68,18 @@ test('/status needs a txid of at least 3 characters, otherwise it goes to /', as
 });
 
 test('/dashboard without a stored sign-in token goes to /login, which starts the sign-in redirect', async () => {
+  const held: Route[] = [];
   const page = await visit('/dashboard', async (p) => {
-    // Hold every request to the provider so the redirect screen stays up to be seen.
-    await p.route(`${t.idp.issuer}/**`, () => {});
+    // Hold the requests to the provider so the redirect screen stays up to be seen.
+    await p.route(`${t.idp.issuer}/**`, (route) => {
+      held.push(route);
+    });
   });
   await page.waitForURL(`${base}/login`);
   await page.getByText('Redirecting to login...').waitFor();
   await screenshot(page, 'login-redirect');
+  // A page with requests still pending can hang its close: end them first.
+  await Promise.all(held.map((route) => route.abort()));
+  await page.getByRole('alert').waitFor(); // the failed discovery is reported
   await page.close();
 });

@@ -1,4 +1,4 @@
-import { UserManager, type StateStore } from 'oidc-client-ts';
+import { ErrorResponse, UserManager, type StateStore } from 'oidc-client-ts';
 import { fetchAuthConfig } from '../api/auth-config.ts';
 import { clearStoredToken, rawTokenSet, writeRawTokenSet } from './token-storage.ts';
 
@@ -72,9 +72,22 @@ export async function completeSignIn(): Promise<string> {
   const { manager } = await signInClient();
   const user = await manager.signinCallback();
   const state = user?.state as Partial<ReturnState> | undefined;
-  // Only a path on this site: the state came back through the browser.
-  const target = state?.returnTo;
-  return typeof target === 'string' && target.startsWith('/') && !target.startsWith('//') ? target : '/';
+  return sameSitePath(state?.returnTo);
+}
+
+/**
+ * Only an address on this site. The state is kept in this browser's storage,
+ * but anything that can write there could plant a return address; '/\\evil'
+ * and '//evil' are other sites to a browser.
+ */
+export function sameSitePath(target: unknown): string {
+  if (typeof target !== 'string') return '/';
+  try {
+    const url = new URL(target, window.location.origin);
+    return url.origin === window.location.origin ? `${url.pathname}${url.search}${url.hash}` : '/';
+  } catch {
+    return '/';
+  }
 }
 
 /** A fresh token set: with the refresh token when there is one, otherwise in a hidden frame. */
@@ -82,6 +95,11 @@ export async function renewSignIn(): Promise<void> {
   const { manager } = await signInClient();
   const user = await manager.signinSilent();
   if (!user) throw new Error('Renewal returned no token');
+}
+
+/** The provider answered and said no (invalid_grant, login_required...): retrying will not help. */
+export function refusedByProvider(error: unknown): boolean {
+  return error instanceof ErrorResponse;
 }
 
 /** Ends the provider's session too (OpenID Connect RP-Initiated Logout 1.0). */

@@ -50,9 +50,13 @@ export function writeRawTokenSet(value: string): void {
   changed();
 }
 
+/**
+ * A token set this app can use. Anything else under the key (another sign-in
+ * library's format, a corrupt value) counts as signed out, or the guards
+ * would send the user between /login and /dashboard for ever.
+ */
 export function hasStoredToken(): boolean {
-  const stored = readRaw();
-  return stored !== null && stored !== '' && stored !== '{}';
+  return readStoredSession() !== null;
 }
 
 export function rawTokenSet(): string | null {

@@ -9,13 +9,26 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      if (dialog?.open) dialog.close();
+    };
   }, []);
+  // Every way out (the button, Escape) goes through the dialog's own close, so
+  // the browser returns focus to what opened it before the parent unmounts it.
+  // A close event from a dialog that is open again (React's development
+  // double effect) is not a close.
   return (
-    <dialog ref={ref} className="modal" aria-labelledby="modal-title" onClose={onClose}>
+    <dialog
+      ref={ref}
+      className="modal"
+      aria-labelledby="modal-title"
+      onClose={() => {
+        if (!ref.current?.open) onClose();
+      }}
+    >
       <header className="modal-header">
         <h2 id="modal-title">{title}</h2>
-        <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
+        <button type="button" className="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
           ×
         </button>
       </header>

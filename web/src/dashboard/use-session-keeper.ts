@@ -1,15 +1,56 @@
 import { useEffect, useRef } from 'react';
-import { renewSignIn, signInClient } from '../auth/oidc.ts';
-import { onStoredSessionChange, readStoredSession } from '../auth/token-storage.ts';
+import { refusedByProvider, renewSignIn, signInClient } from '../auth/oidc.ts';
+import { onStoredSessionChange, rawTokenSet, readStoredSession } from '../auth/token-storage.ts';
 
 /** Renew this long before the token set expires (oidc-client-ts's own default). */
 export const RENEW_AHEAD_SECONDS = 60;
+/** SPEC.md section 4: the sign-in layer retries 5 times, waiting 2^n seconds from 1 s (31 s in all, inside the minute ahead). */
+export const RENEW_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16000];
+/** One renewal at a time across this browser's tabs: they share one token set. */
+const RENEW_LOCK = 'slipstream-token-renewal';
 
 export interface SessionKeeperHandlers {
   /** The token set expired or could not be renewed. */
   onExpired: () => void;
   /** The token set was removed, e.g. by logging out in another tab. */
   onSignedOut: () => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const nowSeconds = () => Date.now() / 1000;
+
+/** Runs `task` holding the browser-wide renewal lock (Web Locks API), or plainly where there is none. */
+function withRenewLock<T>(task: () => Promise<T>): Promise<T> {
+  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  return locks ? (locks.request(RENEW_LOCK, task) as Promise<T>) : task();
+}
+
+type RenewOutcome = 'renewed' | 'renewed-elsewhere' | 'failed';
+
+/**
+ * Renews the stored set unless another tab already did. A refresh token is
+ * single-use and reusing one revokes the whole grant (RFC 9700 section
+ * 4.14.2), so tabs take turns and each re-reads the set once it has the lock.
+ * Network failures and 429s are retried; a refusal by the provider is final.
+ */
+async function renewOnce(): Promise<RenewOutcome> {
+  return withRenewLock(async () => {
+    const current = readStoredSession();
+    if (!current) return 'renewed-elsewhere';
+    if (current.expiresAt - RENEW_AHEAD_SECONDS > nowSeconds()) return 'renewed-elsewhere';
+    const failing = rawTokenSet();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await renewSignIn();
+        return 'renewed';
+      } catch (error) {
+        const giveUp = refusedByProvider(error) || attempt >= RENEW_RETRY_DELAYS_MS.length || nowSeconds() >= current.expiresAt;
+        // Only the set that failed is ended: another tab may have stored a good one meanwhile.
+        if (giveUp) return rawTokenSet() === failing ? 'failed' : 'renewed-elsewhere';
+        await sleep(RENEW_RETRY_DELAYS_MS[attempt]!);
+      }
+    }
+  });
 }
 
 /**
@@ -28,44 +69,44 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let renewing = false;
     let disposed = false;
+    let lastRenewedAt = 0;
 
     const expire = () => {
       if (!disposed) latest.current.onExpired();
     };
 
+    /** Ends the session when the stored set runs out, unless it has changed by then. */
+    const expireAt = (expiresAt: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const session = readStoredSession();
+        if (session && session.expiresAt <= nowSeconds()) expire();
+        else schedule();
+      }, Math.max(0, expiresAt * 1000 - Date.now()));
+    };
+
     const renewOrExpire = async () => {
       const session = readStoredSession();
       if (!session) return;
-      // From here until the new set is stored, change events must not start a second renewal:
-      // a refresh token is single-use, and reusing one revokes the whole grant (RFC 9700 section 4.14.2).
       renewing = true;
-      let providerIssuer: string | undefined;
+      let outcome: RenewOutcome | 'local';
       try {
-        providerIssuer = (await signInClient()).issuer;
-      } catch {
-        providerIssuer = undefined;
-      }
-      if (session.issuer !== providerIssuer) {
-        renewing = false;
-        // A local account's token (or the provider cannot be reached): it lives until it expires.
-        const left = session.expiresAt * 1000 - Date.now();
-        if (left <= 0) expire();
-        else timer = setTimeout(expire, left);
-        return;
-      }
-      let renewed = false;
-      try {
-        await renewSignIn();
-        renewed = true;
-      } catch {
-        expire();
+        const provider = await signInClient().catch(() => undefined);
+        // A local account's token (or no reachable provider): it lives until it expires.
+        outcome = provider && session.issuer === provider.issuer ? await renewOnce() : 'local';
       } finally {
         renewing = false;
       }
-      if (renewed) schedule();
+      if (disposed) return;
+      if (outcome === 'failed') expire();
+      else if (outcome === 'local') expireAt(session.expiresAt);
+      else {
+        if (outcome === 'renewed') lastRenewedAt = Date.now();
+        schedule();
+      }
     };
 
-    const schedule = () => {
+    function schedule() {
       clearTimeout(timer);
       if (renewing || disposed) return;
       const session = readStoredSession();
@@ -73,10 +114,17 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
         latest.current.onSignedOut();
         return;
       }
-      const wait = Math.max(0, (session.expiresAt - RENEW_AHEAD_SECONDS) * 1000 - Date.now());
+      const wait = (session.expiresAt - RENEW_AHEAD_SECONDS) * 1000 - Date.now();
+      if (wait <= 0 && Date.now() - lastRenewedAt < RENEW_AHEAD_SECONDS * 1000) {
+        // Renewed a moment ago and still inside the window (the provider sent
+        // no new ID token): renewing again would loop, so it lasts until it expires.
+        expireAt(session.expiresAt);
+        return;
+      }
       // setTimeout holds at most 2^31-1 ms; a longer wait is re-armed when it fires.
-      timer = setTimeout(() => void (wait > 2 ** 31 - 1 ? schedule() : renewOrExpire()), Math.min(wait, 2 ** 31 - 1));
-    };
+      const capped = Math.min(Math.max(0, wait), 2 ** 31 - 1);
+      timer = setTimeout(() => void (wait > capped ? schedule() : renewOrExpire()), capped);
+    }
 
     schedule();
     const unsubscribe = onStoredSessionChange(schedule);

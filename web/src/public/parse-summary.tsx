@@ -3,8 +3,9 @@ import { count, feeRate, shortTxid } from '../lib/format.ts';
 
 /**
  * The decoded summary of what is in the box: per transaction its txid, size,
- * fee and fee rate, and whether it clears the current minimum. The minimum
- * itself and how it is computed are not disclosed (SPEC.md section 1).
+ * fee and fee rate, and whether it clears the current minimum (with the
+ * client code, if any). How the minimum is derived is never shown (SPEC.md
+ * section 1); the page shows only the current minimum without a code.
  */
 export function ParseSummary({ parsed }: { parsed: ParseTxResponse }) {
   return (

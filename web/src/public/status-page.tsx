@@ -45,7 +45,8 @@ export function StatusPage({ txid }: { txid: string }) {
           </div>
         </header>
         {status.isPending && <p role="status">Loading...</p>}
-        {status.isError && (
+        {/* A failed poll leaves the last answer up; its age shows in the indicator. */}
+        {status.isError && !data && (
           <p role="alert" className="field-error">
             {LOOKUP_FAILURE}
           </p>

@@ -55,11 +55,14 @@ export function SubmitPage({ contactEmail }: { contactEmail?: string }) {
           </button>
         ))}
       </div>
-      <div role="tabpanel" id={`panel-${tab.id}`} aria-labelledby={`tab-${tab.id}`} className="tab-panel">
-        {tab.id === 'submit' && <SubmitPanel />}
-        {tab.id === 'faq' && <FaqList headingLevel={2} />}
-        {tab.id === 'terms' && <TermsOfUse {...(contactEmail ? { contactEmail } : {})} />}
-      </div>
+      {/* All three stay mounted: a pasted transaction and its result survive a look at the FAQ. */}
+      {TABS.map((t) => (
+        <div key={t.id} role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} className="tab-panel" hidden={t.id !== tab.id}>
+          {t.id === 'submit' && <SubmitPanel />}
+          {t.id === 'faq' && <FaqList headingLevel={2} />}
+          {t.id === 'terms' && <TermsOfUse {...(contactEmail ? { contactEmail } : {})} />}
+        </div>
+      ))}
     </main>
   );
 }

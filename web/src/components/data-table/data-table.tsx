@@ -80,10 +80,11 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
           {rangeLabel(page, limit, total)}
         </span>
         <span className="pager-buttons">
-          <PagerButton label="First page" text="«" disabled={loading || page <= 1} onClick={() => props.onPageChange(1)} />
-          <PagerButton label="Previous page" text="‹" disabled={loading || page <= 1} onClick={() => props.onPageChange(page - 1)} />
-          <PagerButton label="Next page" text="›" disabled={loading || page >= last} onClick={() => props.onPageChange(page + 1)} />
-          <PagerButton label="Last page" text="»" disabled={loading || page >= last} onClick={() => props.onPageChange(last)} />
+          {/* Disabled only at the ends: disabling the focused button while a page loads would drop keyboard focus. */}
+          <PagerButton label="First page" text="«" disabled={page <= 1} onClick={() => props.onPageChange(1)} />
+          <PagerButton label="Previous page" text="‹" disabled={page <= 1} onClick={() => props.onPageChange(page - 1)} />
+          <PagerButton label="Next page" text="›" disabled={page >= last} onClick={() => props.onPageChange(page + 1)} />
+          <PagerButton label="Last page" text="»" disabled={page >= last} onClick={() => props.onPageChange(last)} />
         </span>
       </div>
     </div>

@@ -93,7 +93,15 @@ export function FilterBar<F extends string>({ fields, applied, onSearch, onClear
         <button type="submit" className="button primary" disabled={problem !== null}>
           Search
         </button>
-        <button type="button" className="button" onClick={onClear}>
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            // What was typed but never searched goes too.
+            setDraft(Object.fromEntries(Object.keys(draft).map((name) => [name, ''])) as Record<F, string>);
+            onClear();
+          }}
+        >
           Clear
         </button>
       </span>

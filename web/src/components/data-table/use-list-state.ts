@@ -44,14 +44,13 @@ export function useListState<F extends string>(filterNames: readonly F[]): ListS
 
   const update = useCallback(
     (change: (next: URLSearchParams) => void) => {
-      // Other parameters (the section and tab) stay as they are.
-      setParams((current) => {
-        const next = new URLSearchParams(current);
-        change(next);
-        return next;
-      });
+      // Other parameters (the section and tab) stay as they are; an unchanged
+      // address adds no history entry.
+      const next = new URLSearchParams(params);
+      change(next);
+      if (next.toString() !== params.toString()) setParams(next);
     },
-    [setParams],
+    [params, setParams],
   );
 
   return {

@@ -29,15 +29,16 @@ export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
   return (
     <section className="section" aria-labelledby="section-title">
       <h1 id="section-title">Logs</h1>
-      <div className="tabs" role="tablist" aria-label="Logs">
+      {/* Each tab is its own address (reload and links keep it), so these are links, not an ARIA tab widget. */}
+      <nav className="tabs" aria-label="Logs">
         {TABS.map((t) => (
           // A tab change resets the list: the link carries only section and tab.
-          <Link key={t.id} role="tab" aria-selected={t.id === tab.id} to={{ search: `?section=audit&tab=${t.id}` }}>
+          <Link key={t.id} aria-current={t.id === tab.id ? 'page' : undefined} to={{ search: `?section=audit&tab=${t.id}` }}>
             {t.label}
           </Link>
         ))}
-      </div>
-      <div role="tabpanel" aria-label={tab.label}>
+      </nav>
+      <div>
         {tab.id === 'audit' ? <AuditLogs isAdmin={isAdmin} /> : <ChangeLogFrame key={tab.id} tab={tab.id} label={tab.label} isAdmin={isAdmin} />}
       </div>
     </section>
@@ -76,7 +77,16 @@ function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
   ];
   return (
     <>
-      <FilterBar fields={AUDIT_FIELDS} applied={list.filters} onSearch={list.search} onClear={list.clear} />
+      <FilterBar
+        fields={AUDIT_FIELDS}
+        applied={list.filters}
+        onSearch={list.search}
+        onClear={() => {
+          // Clear reloads the unfiltered list, even when no filter was applied.
+          if (Object.values(list.filters).every((value) => value === '')) void query.refetch();
+          list.clear();
+        }}
+      />
       <DataTable
         label="Audit Logs"
         columns={columns}
