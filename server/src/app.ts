@@ -21,8 +21,12 @@ import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
 import type { Clock } from './lib/clock.ts';
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
+import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
+import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
+import { discountAdminRoutes, discountViewRoutes } from './modules/discounts/discounts.routes.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
 import type { SettingsStore } from './modules/settings/settings.store.ts';
+import { settingsAdminRoutes, settingsViewRoutes } from './modules/settings/settings.routes.ts';
 import { siteInfoRoutes } from './modules/settings/site-info.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { createStatusService } from './modules/status/status.service.ts';
@@ -131,7 +135,7 @@ export async function buildApp(deps: AppDeps) {
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
     await app.register(signInConfigRoutes, { prefix: '/rest-api', config: deps.staff.signIn });
-    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db)], adminRoutes: [] });
+    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps)], adminRoutes: [clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps)] });
   }
 
   await registerWebApp(app, options.webDistDir);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from './errors.ts';
-import { escapeLike, filterText, pageWindow, parseDateRange, parseFilterDateTime, totalPages } from './list-query.ts';
+import { escapeLike, filterText, formatDateTime, pageWindow, parseDateRange, parseFilterDateTime, totalPages } from './list-query.ts';
 
 test('filter dates are read as UTC, in both spellings the dashboard sends', () => {
   assert.equal(parseFilterDateTime('2025-01-31 00:00:00')?.toISOString(), '2025-01-31T00:00:00.000Z');
@@ -38,4 +38,12 @@ test('text filters: blank means none; LIKE wildcards match themselves', () => {
   assert.equal(filterText('  '), undefined);
   assert.equal(filterText(' ab '), 'ab');
   assert.equal(escapeLike('50%_off\\'), '50\\%\\_off\\\\');
+});
+
+test('formatDateTime writes what parseFilterDateTime reads, in UTC, without fractions of a second', () => {
+  assert.equal(formatDateTime(new Date('2025-12-31T23:59:59.999Z')), '2025-12-31 23:59:59');
+  assert.equal(formatDateTime(new Date('2025-01-02T03:04:05Z')), '2025-01-02 03:04:05');
+  for (const text of ['2024-02-29 12:00:00', '1999-12-31 23:59:59', '2100-01-01 00:00:00']) {
+    assert.equal(formatDateTime(parseFilterDateTime(text)!), text);
+  }
 });

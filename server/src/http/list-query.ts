@@ -98,6 +98,11 @@ export function parseFilterDateTime(text: string): Date | undefined {
   return roundTrips ? date : undefined;
 }
 
+/** The inverse of parseFilterDateTime: 'yyyy-MM-dd HH:mm:ss' in UTC, fractions of a second dropped. */
+export function formatDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
 export interface DateRange {
   /** Inclusive: rows at or after it. */
   from?: Date;

@@ -1001,6 +1001,1694 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest-api/client/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clients, newest first, filtered and paged; or, with ?list_clients, every client name */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Present (with any value, e.g. `?list_clients`): answer every client name, sorted, for the discount form's picker, and ignore the other parameters */
+                    list_clients?: string;
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Client names starting with this text, ignoring case. Blank means no filter. */
+                    client_name?: string;
+                    /** @description Email addresses starting with this text, ignoring case. Blank means no filter. */
+                    email?: string;
+                    /** @description Organization names starting with this text, ignoring case. Blank means no filter. */
+                    organization_name?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                name: string;
+                                email: string | null;
+                                phone_number: string | null;
+                                alternate_phone: string | null;
+                                address: string | null;
+                                organization_name: string | null;
+                                organization_email: string | null;
+                                description: string | null;
+                                /** @description False while any discount code is issued to the client. Submissions name a client only through one of its codes (tx_submissions and package_submissions by discount_code_id and client_code, failed_txs by client_code), so a client with submissions has codes too, and stays undeletable until those codes are deleted. */
+                                is_deletable: boolean;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        } | {
+                            /** @description Every client name, sorted ignoring case */
+                            client_names: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client-code/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Discount codes, newest first, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Codes starting with this text, ignoring case. Blank means no filter. */
+                    client_code?: string;
+                    /** @description Codes created at or after this time, 'yyyy-MM-dd HH:mm:ss' in UTC */
+                    from_date?: string;
+                    /** @description Codes created at or before this time (the whole second), 'yyyy-MM-dd HH:mm:ss' in UTC; '23: 59: 59' is read as '23:59:59' */
+                    to_date?: string;
+                    /** @description true: Active codes only; false: Inactive only; absent: All */
+                    status?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                /** @description Generated by the server: 10 letters and digits, read-only */
+                                code: string;
+                                client_name: string;
+                                description: string | null;
+                                discount_percentage: number;
+                                /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                                valid_from: string;
+                                /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-12-31 23:59:59'; the code is valid to the end of that second */
+                                valid_until: string;
+                                /** @description true: Active; false: Inactive */
+                                status: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/settings/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every setting, with its type and bounds for the edit form */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                /** @description snake_case name, shown title-cased */
+                                item: string;
+                                /** @description Always text; value_type says how to read it */
+                                value: string;
+                                description: string;
+                                /**
+                                 * @description How the value is checked: number (decimal, within min_value and max_value), boolean ('true' or 'false'), text, email or url (http or https)
+                                 * @enum {unknown}
+                                 */
+                                value_type: "number" | "boolean" | "text" | "email" | "url";
+                                min_value: number | null;
+                                max_value: number | null;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/setting-logs/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Changes to settings, newest first, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description The setting's item, lowercase snake_case (e.g. fee_rate_floor), matched exactly. 'Fee Rate Floor' is read as fee_rate_floor. Blank means no filter. */
+                    item?: string;
+                    /** @description Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter. */
+                    username?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                /** @description snake_case; shown title-cased */
+                                item: string;
+                                username: string;
+                                previous_value: string | null;
+                                updated_value: string | null;
+                                /** Format: date-time */
+                                updated_time: string;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/discount-logs/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Discount codes created, updated and deleted, newest first, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Exact client code. Blank means no filter. */
+                    client_code?: string;
+                    /** @description Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter. */
+                    username?: string;
+                    /** @description Create, Update or Delete; 'All' or absent means any */
+                    action?: "All" | "Create" | "Update" | "Delete";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                username: string;
+                                /** @enum {unknown} */
+                                action: "Create" | "Update" | "Delete";
+                                client_code: string | null;
+                                previous_values: string | null;
+                                updated_values: string | null;
+                                /** Format: date-time */
+                                action_time: string;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client-logs/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clients created, updated and deleted, newest first, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter. */
+                    username?: string;
+                    /** @description Client names starting with this text, ignoring case. Blank means no filter. */
+                    client_name?: string;
+                    /** @description Create, Update or Delete; 'All' or absent means any */
+                    action?: "All" | "Create" | "Update" | "Delete";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                username: string;
+                                client_name: string | null;
+                                /** @enum {unknown} */
+                                action: "Create" | "Update" | "Delete";
+                                previous_values: string | null;
+                                updated_values: string | null;
+                                /** Format: date-time */
+                                timestamp: string;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a client (administrators) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Required and unique ('Name is required') */
+                        name?: null | string;
+                        /** @description An email address ('Email is invalid') */
+                        email?: null | string;
+                        /** @description Digits only, at most 20 ('Phone number is invalid') */
+                        phone_number?: null | string;
+                        /** @description Digits only, at most 20 ('Alternate phone number is invalid') */
+                        alternate_phone?: null | string;
+                        /** @description Postal address */
+                        address?: null | string;
+                        /** @description The client's organization */
+                        organization_name?: null | string;
+                        /** @description An email address ('Organization email is invalid') */
+                        organization_email?: null | string;
+                        /** @description Notes about the client */
+                        description?: null | string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string;
+                            email: string | null;
+                            phone_number: string | null;
+                            alternate_phone: string | null;
+                            address: string | null;
+                            organization_name: string | null;
+                            organization_email: string | null;
+                            description: string | null;
+                            /** @description False while any discount code is issued to the client. Submissions name a client only through one of its codes (tx_submissions and package_submissions by discount_code_id and client_code, failed_txs by client_code), so a client with submissions has codes too, and stays undeletable until those codes are deleted. */
+                            is_deletable: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client/update/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace every field of a client (administrators); a field left out is cleared */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Required and unique ('Name is required') */
+                        name?: null | string;
+                        /** @description An email address ('Email is invalid') */
+                        email?: null | string;
+                        /** @description Digits only, at most 20 ('Phone number is invalid') */
+                        phone_number?: null | string;
+                        /** @description Digits only, at most 20 ('Alternate phone number is invalid') */
+                        alternate_phone?: null | string;
+                        /** @description Postal address */
+                        address?: null | string;
+                        /** @description The client's organization */
+                        organization_name?: null | string;
+                        /** @description An email address ('Organization email is invalid') */
+                        organization_email?: null | string;
+                        /** @description Notes about the client */
+                        description?: null | string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string;
+                            email: string | null;
+                            phone_number: string | null;
+                            alternate_phone: string | null;
+                            address: string | null;
+                            organization_name: string | null;
+                            organization_email: string | null;
+                            description: string | null;
+                            /** @description False while any discount code is issued to the client. Submissions name a client only through one of its codes (tx_submissions and package_submissions by discount_code_id and client_code, failed_txs by client_code), so a client with submissions has codes too, and stays undeletable until those codes are deleted. */
+                            is_deletable: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client/delete/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a client (administrators); refused with 409 while it is not is_deletable */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client-code/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a discount code to a client (administrators); the server makes the code */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The name of an existing client (GET /rest-api/client/view?list_clients) */
+                        client_name?: null | string;
+                        /** @description Blank or absent: none */
+                        description?: null | string;
+                        /** @description A whole number 0-99, as a number or as digits */
+                        discount_percentage?: null | string | number;
+                        /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                        valid_from?: null | string;
+                        /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, not before valid_from; '2025-12-31 23: 59: 59' (as the dashboard sends it) is read as '2025-12-31 23:59:59' */
+                        valid_until?: null | string;
+                        /** @description true: Active, false: Inactive. Absent or null: Active for a new code, unchanged on update */
+                        status?: null | boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @description Generated by the server: 10 letters and digits, read-only */
+                            code: string;
+                            client_name: string;
+                            description: string | null;
+                            discount_percentage: number;
+                            /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                            valid_from: string;
+                            /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-12-31 23:59:59'; the code is valid to the end of that second */
+                            valid_until: string;
+                            /** @description true: Active; false: Inactive */
+                            status: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client-code/update/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a discount (administrators); its code never changes */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The name of an existing client (GET /rest-api/client/view?list_clients) */
+                        client_name?: null | string;
+                        /** @description Blank or absent: none */
+                        description?: null | string;
+                        /** @description A whole number 0-99, as a number or as digits */
+                        discount_percentage?: null | string | number;
+                        /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                        valid_from?: null | string;
+                        /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, not before valid_from; '2025-12-31 23: 59: 59' (as the dashboard sends it) is read as '2025-12-31 23:59:59' */
+                        valid_until?: null | string;
+                        /** @description true: Active, false: Inactive. Absent or null: Active for a new code, unchanged on update */
+                        status?: null | boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @description Generated by the server: 10 letters and digits, read-only */
+                            code: string;
+                            client_name: string;
+                            description: string | null;
+                            discount_percentage: number;
+                            /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                            valid_from: string;
+                            /** @description 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-12-31 23:59:59'; the code is valid to the end of that second */
+                            valid_until: string;
+                            /** @description true: Active; false: Inactive */
+                            status: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client-code/delete/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a discount code (administrators) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/settings/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change settings (administrators): all of them or none; answers the settings as changed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The settings to change, applied together or not at all */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description The setting's item, as the view gave it: a check that the id names the setting meant */
+                        item: string;
+                        /** @description The new value, required and not blank ('Value is required'), checked against the setting's value_type */
+                        value?: null | string | number | boolean;
+                        /** @description The new description; absent leaves it as it is */
+                        description?: string;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                /** @description snake_case name, shown title-cased */
+                                item: string;
+                                /** @description Always text; value_type says how to read it */
+                                value: string;
+                                description: string;
+                                /**
+                                 * @description How the value is checked: number (decimal, within min_value and max_value), boolean ('true' or 'false'), text, email or url (http or https)
+                                 * @enum {unknown}
+                                 */
+                                value_type: "number" | "boolean" | "text" | "email" | "url";
+                                min_value: number | null;
+                                max_value: number | null;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /** @description The first failing field's message, exactly as the form shows it */
+                            message: string;
+                            /** @description Field name (or setting item) to its message, when the failure is a field's */
+                            errors?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

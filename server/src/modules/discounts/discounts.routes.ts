@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Database } from '../../db/database.ts';
+import { ErrorResponse } from '../../http/errors.ts';
+import { DeletedResponse, IdParams, ValidationErrorResponse } from '../../http/forms.ts';
+import type { CodeGenerator } from './discount-codes.ts';
+import { DiscountBody, DiscountListQuery, DiscountListResponse, DiscountRow } from './discounts.schemas.ts';
+import { createDiscountService } from './discounts.service.ts';
+
+/**
+ * Discount Management (SPEC.md sections 2 and 7, /rest-api/client-code/*).
+ * The list for every signed-in staff member; add, update and delete in the
+ * administrators-only scope.
+ */
+
+const security = [{ bearer: [] }];
+
+export function discountViewRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
+  const service = createDiscountService(deps.db);
+  return async (app) => {
+    app.get('/client-code/view', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Discount codes, newest first, filtered and paged',
+        security,
+        querystring: DiscountListQuery,
+        response: { 200: DiscountListResponse, 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => service.list(request.query));
+  };
+}
+
+export function discountAdminRoutes(deps: { db: Database; generateCode?: CodeGenerator }): FastifyPluginAsyncTypebox {
+  const service = createDiscountService(deps.db, deps.generateCode ? { generateCode: deps.generateCode } : {});
+  const errors = { 400: ValidationErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse };
+  return async (app) => {
+    app.post('/client-code/add', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Issue a discount code to a client (administrators); the server makes the code',
+        security,
+        body: DiscountBody,
+        response: { 200: DiscountRow, ...errors },
+      },
+    }, (request) => service.add(request.body, request.staff!.username));
+
+    app.post('/client-code/update/:id', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Change a discount (administrators); its code never changes',
+        security,
+        params: IdParams,
+        body: DiscountBody,
+        response: { 200: DiscountRow, ...errors },
+      },
+    }, (request) => service.update(request.params.id, request.body, request.staff!.username));
+
+    app.delete('/client-code/delete/:id', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Delete a discount code (administrators)',
+        security,
+        params: IdParams,
+        response: { 200: DeletedResponse, ...errors },
+      },
+    }, (request) => service.remove(request.params.id, request.staff!.username));
+  };
+}

@@ -1,0 +1,49 @@
+import { Type, type Static } from 'typebox';
+import { FormValue } from '../../http/forms.ts';
+
+/** Wire shapes of the Settings screen (SPEC.md sections 2 "Settings", 3 "Setting", 5 and 7). */
+
+export const SETTING_TYPES = ['number', 'boolean', 'text', 'email', 'url'] as const;
+export type SettingType = (typeof SETTING_TYPES)[number];
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const SettingRow = Type.Object({
+  id: Type.Integer(),
+  item: Type.String({ description: 'snake_case name, shown title-cased' }),
+  value: Type.String({ description: 'Always text; value_type says how to read it' }),
+  description: Type.String(),
+  value_type: Type.Enum([...SETTING_TYPES], {
+    description: "How the value is checked: number (decimal, within min_value and max_value), boolean ('true' or 'false'), text, email or url (http or https)",
+  }),
+  min_value: Nullable(Type.Number({ description: 'Lowest value allowed, for a number; null: no bound' })),
+  max_value: Nullable(Type.Number({ description: 'Highest value allowed, for a number; null: no bound' })),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+export type SettingRow = Static<typeof SettingRow>;
+
+export const SettingsResponse = Type.Object({ result: Type.Array(SettingRow) });
+export type SettingsResponse = Static<typeof SettingsResponse>;
+
+export const SettingUpdate = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }),
+    item: Type.String({ maxLength: 128, description: "The setting's item, as the view gave it: a check that the id names the setting meant" }),
+    value: Type.Optional(
+      FormValue<string | number | boolean>(
+        [Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()],
+        "The new value, required and not blank ('Value is required'), checked against the setting's value_type",
+      ),
+    ),
+    description: Type.Optional(Type.String({ maxLength: 1000, description: 'The new description; absent leaves it as it is' })),
+  },
+  { additionalProperties: false },
+);
+export type SettingUpdate = Static<typeof SettingUpdate>;
+
+export const SettingsUpdateBody = Type.Array(SettingUpdate, {
+  minItems: 1,
+  maxItems: 100,
+  description: 'The settings to change, applied together or not at all',
+});
+export type SettingsUpdateBody = Static<typeof SettingsUpdateBody>;

@@ -1,0 +1,76 @@
+import type { Database } from '../../db/database.ts';
+import { ApiError } from '../../http/errors.ts';
+import { FieldErrors } from '../../http/forms.ts';
+import { logSettingChange } from '../change-logs/change-logs.repository.ts';
+import { checkSettingValue } from './setting-values.ts';
+import { listSettings, lockSettings, updateSetting } from './settings.repository.ts';
+import type { SettingsResponse, SettingsUpdateBody } from './settings.schemas.ts';
+import type { SettingsStore } from './settings.store.ts';
+
+/**
+ * The Settings screen (SPEC.md sections 2 and 5). An update applies every
+ * setting sent or none: the values are checked first, then written with their
+ * setting log entries in one transaction. The settings cache is dropped after
+ * the commit, so pricing and the maintenance switch follow at once on this
+ * instance (and within the cache's few seconds on the others).
+ */
+
+export const settingNotFoundMessage = (id: number) => `Setting ${id} does not exist.`;
+export const itemMismatchMessage = (id: number, item: string, sent: string) =>
+  `Setting ${id} is '${item}', not '${sent}'. Reload the settings and try again.`;
+
+export interface SettingsService {
+  view(): Promise<SettingsResponse>;
+  update(body: SettingsUpdateBody, username: string): Promise<SettingsResponse>;
+}
+
+export function createSettingsService(deps: { db: Database; settings: SettingsStore }): SettingsService {
+  const { db, settings } = deps;
+  return {
+    async view() {
+      return { result: await listSettings(db) };
+    },
+
+    async update(body, username) {
+      const ids = body.map((s) => s.id);
+      const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+      if (repeated !== undefined) throw new ApiError(400, `Setting ${repeated} is listed more than once.`);
+
+      await db.transaction(async (tx) => {
+        const current = await lockSettings(tx, ids);
+        const errors = new FieldErrors();
+        const changes: Array<{ id: number; item: string; previous: string; value: string; description: string; previousDescription: string }> = [];
+        for (const sent of body) {
+          const setting = current.get(sent.id);
+          if (!setting) throw new ApiError(404, settingNotFoundMessage(sent.id));
+          if (setting.item !== sent.item.trim()) throw new ApiError(400, itemMismatchMessage(sent.id, setting.item, sent.item));
+          const checked = checkSettingValue(setting, sent.value);
+          if (!checked.ok) {
+            errors.add(setting.item, checked.message);
+            continue;
+          }
+          changes.push({
+            id: setting.id,
+            item: setting.item,
+            previous: setting.value,
+            value: checked.value,
+            previousDescription: setting.description,
+            description: sent.description === undefined ? setting.description : sent.description.trim(),
+          });
+        }
+        errors.throwIfAny();
+        for (const c of changes) {
+          if (c.value === c.previous && c.description === c.previousDescription) continue;
+          await updateSetting(tx, c.id, c.value, c.description);
+          // The setting log records values (SPEC.md section 3); a new description alone is not a change of value.
+          if (c.value !== c.previous) {
+            await logSettingChange(tx, { settingId: c.id, item: c.item, username, previousValue: c.previous, updatedValue: c.value });
+          }
+        }
+      });
+      settings.invalidate();
+      const updated = new Map((await listSettings(db, ids)).map((s) => [s.id, s]));
+      return { result: ids.map((id) => updated.get(id)!) };
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { createLocalIssuer } from '../../src/auth/local-issuer.ts';
+import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
+import { freePort } from '../../src/bitcoin/node-launcher.ts';
+import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import type { Database } from '../../src/db/database.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { startTestApp, type TestApp } from './test-app.ts';
+import type { TestNode } from './regtest.ts';
+
+/**
+ * The real app with staff sign-in by local tokens, for the dashboard's API
+ * tests: an administrator ('root'), a second administrator ('Rita.Admin')
+ * and a viewer ('watcher').
+ */
+
+export const CLIENT_ID = 'slipstream-portal';
+export const ADMIN_GROUP = 'app-slipstream-users';
+
+export interface StaffResponse<T> {
+  statusCode: number;
+  body: T;
+}
+
+export type Who = 'admin' | 'admin2' | 'viewer' | 'nobody';
+
+export interface StaffTestApp extends TestApp {
+  tokens: Record<Exclude<Who, 'nobody'>, string>;
+  /** A request as `who` (default the administrator), JSON in and out. */
+  call<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'DELETE', url: string, options?: { body?: unknown; as?: Who; query?: Record<string, string> }): Promise<StaffResponse<T>>;
+}
+
+/** An RPC client for a node that is not there: for tests that never reach one. */
+export async function absentNodeRpc(): Promise<RpcClient> {
+  return createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
+}
+
+export async function startStaffTestApp(db: Database, node?: TestNode): Promise<StaffTestApp> {
+  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+  const t = await startTestApp(node, db, {
+    ...(node ? {} : { rpc: await absentNodeRpc() }),
+    staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+  });
+  const tokens = {
+    admin: await issuer.issue({ username: 'root', isAdmin: true }),
+    admin2: await issuer.issue({ username: 'Rita.Admin', isAdmin: true }),
+    viewer: await issuer.issue({ username: 'watcher', isAdmin: false }),
+  };
+  return {
+    ...t,
+    tokens,
+    async call(method, url, options = {}) {
+      const who = options.as ?? 'admin';
+      const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
+      const res = await t.app.inject({
+        method,
+        url: `${url}${query}`,
+        headers: who === 'nobody' ? {} : { authorization: `Bearer ${tokens[who]}` },
+        ...(options.body === undefined ? {} : { payload: options.body as object }),
+      });
+      return { statusCode: res.statusCode, body: res.json() };
+    },
+  };
+}
+
+/** A trigger that makes every insert into `table` fail, to prove a change rolls back with its log entry. */
+export async function breakInserts(db: Database, table: string): Promise<() => Promise<void>> {
+  await db.exec(`
+    CREATE OR REPLACE FUNCTION test_refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION 'test: the % insert fails', TG_TABLE_NAME;
+    END
+    $$;
+    CREATE TRIGGER test_refuse_insert BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION test_refuse_insert();
+  `);
+  return () => db.exec(`DROP TRIGGER test_refuse_insert ON ${table}`);
+}

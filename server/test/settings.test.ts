@@ -1,0 +1,199 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { systemClock } from '../src/lib/clock.ts';
+import type { SettingRow, SettingsResponse } from '../src/modules/settings/settings.schemas.ts';
+import { createSettingsService } from '../src/modules/settings/settings.service.ts';
+import { createSettingsStore } from '../src/modules/settings/settings.store.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { breakInserts, startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
+
+/**
+ * The Settings screen's API (SPEC.md sections 2, 3, 5, 6 and 7):
+ * /rest-api/settings/view and /rest-api/settings/update, with the setting log
+ * written in the update's transaction. The effect on pricing and maintenance
+ * through the public API is in back-office-effects.test.ts.
+ */
+
+interface ErrorBody {
+  status: 'error';
+  message: string;
+  errors?: Record<string, string>;
+}
+
+interface SettingLog {
+  setting_id: number | null;
+  item: string;
+  username: string;
+  previous_value: string;
+  updated_value: string;
+}
+
+for (const engine of testDatabases()) {
+  describe(`settings API (${engine.name})`, () => {
+    let db: TestDatabase;
+    let t: StaffTestApp;
+    let byItem: Map<string, SettingRow>;
+
+    before(async () => {
+      db = await engine.open();
+      t = await startStaffTestApp(db);
+      byItem = new Map((await view()).body.result.map((s) => [s.item, s]));
+    });
+    after(async () => {
+      await t?.close();
+      await db?.close();
+    });
+
+    const view = (as: Who = 'viewer') => t.call<SettingsResponse & ErrorBody>('GET', '/rest-api/settings/view', { as });
+    const save = (body: unknown, as: Who = 'admin') => t.call<SettingsResponse & ErrorBody>('POST', '/rest-api/settings/update', { body, as });
+    /** One setting as the edit form sends it. */
+    const entry = (item: string, value: string | number | boolean | null, description?: string) => {
+      const s = byItem.get(item)!;
+      return { id: s.id, item, value, ...(description === undefined ? {} : { description }) };
+    };
+    const values = async () => Object.fromEntries((await db.query<{ item: string; value: string }>('SELECT item, value FROM settings')).rows.map((r) => [r.item, r.value]));
+    const logs = async (item: string) =>
+      (await db.query<SettingLog>('SELECT setting_id, item, username, previous_value, updated_value FROM setting_logs WHERE item = $1 ORDER BY id', [item])).rows;
+
+    test('view lists every setting with its type and bounds, for any staff member', async () => {
+      const res = await view();
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.body.result.map((s) => [s.item, s.value_type, s.min_value, s.max_value]), [
+        ['fee_rate_floor', 'number', 0, null],
+        ['slipstream_multiplier', 'number', 1, 100],
+        ['contact_email', 'email', null, null],
+        ['company_url', 'url', null, null],
+        ['maintenance_mode', 'boolean', null, null],
+        ['pool_coinbase_tag', 'text', null, null],
+        ['pool_payout_addresses', 'text', null, null],
+      ]);
+      const floor = res.body.result[0]!;
+      assert.deepEqual(Object.keys(floor).sort(), ['description', 'id', 'item', 'max_value', 'min_value', 'updated_at', 'value', 'value_type']);
+      assert.equal(floor.value, '2');
+      assert.match(floor.description, /fee rate/i);
+      assert.equal((await view('admin')).statusCode, 200);
+      assert.equal((await view('nobody')).statusCode, 401);
+      assert.equal((await t.call('GET', '/rest-api/settings/view', { query: { x: '1' } })).statusCode, 400);
+    });
+
+    test('an update answers the settings as changed, writes one log entry per changed value, and the settings store reads it', async () => {
+      const res = await save([entry('fee_rate_floor', ' 3.5 '), entry('contact_email', 'desk@pool.example', 'Where users write')]);
+      assert.equal(res.statusCode, 200, res.body.message);
+      assert.deepEqual(res.body.result.map((s) => [s.item, s.value, s.description]), [
+        ['fee_rate_floor', '3.5', byItem.get('fee_rate_floor')!.description],
+        ['contact_email', 'desk@pool.example', 'Where users write'],
+      ]);
+      assert.ok(Date.parse(res.body.result[0]!.updated_at) > Date.parse(byItem.get('fee_rate_floor')!.updated_at));
+      assert.deepEqual(await logs('fee_rate_floor'), [{ setting_id: byItem.get('fee_rate_floor')!.id, item: 'fee_rate_floor', username: 'root', previous_value: '2', updated_value: '3.5' }]);
+      assert.deepEqual((await logs('contact_email')).map((l) => [l.previous_value, l.updated_value]), [['blocks@example.com', 'desk@pool.example']]);
+      const current = await t.settings.get();
+      assert.equal(current.feeRateFloor, 3.5);
+      assert.equal(current.contactEmail, 'desk@pool.example');
+
+      // The same values again change nothing and log nothing; a new description alone is saved but is not a value change.
+      await save([entry('fee_rate_floor', '3.5')]);
+      await save([entry('fee_rate_floor', '3.5', 'Lowest rate, sat/vB')]);
+      assert.equal((await logs('fee_rate_floor')).length, 1);
+      assert.equal((await view()).body.result.find((s) => s.item === 'fee_rate_floor')!.description, 'Lowest rate, sat/vB');
+      assert.equal((await save([entry('fee_rate_floor', 2), entry('contact_email', 'blocks@example.com')])).statusCode, 200, 'numbers are taken as numbers');
+      assert.equal((await values()).fee_rate_floor, '2');
+    });
+
+    test('each value is checked against its type with a clear message', async () => {
+      const before = await values();
+      const cases: Array<[string, string | number | null, string]> = [
+        ['fee_rate_floor', '', 'Value is required'],
+        ['fee_rate_floor', '   ', 'Value is required'],
+        ['fee_rate_floor', null, 'Value is required'],
+        ['contact_email', '', 'Value is required'],
+        ['pool_coinbase_tag', '  ', 'Value is required'],
+        ['fee_rate_floor', 'cheap', 'Value must be a number, e.g. 2 or 2.5'],
+        ['fee_rate_floor', '1e3', 'Value must be a number, e.g. 2 or 2.5'],
+        ['fee_rate_floor', '-1', 'Value must be at least 0'],
+        ['fee_rate_floor', -0.5, 'Value must be at least 0'],
+        ['slipstream_multiplier', '0.5', 'Value must be between 1 and 100'],
+        ['slipstream_multiplier', '100.01', 'Value must be between 1 and 100'],
+        ['maintenance_mode', 'yes', "Value must be 'true' or 'false'"],
+        ['contact_email', 'blocks', 'Value must be an email address'],
+        ['company_url', 'example.com', 'Value must be a web address starting with http:// or https://'],
+        ['company_url', 'javascript:alert(1)', 'Value must be a web address starting with http:// or https://'],
+      ];
+      for (const [item, value, message] of cases) {
+        const res = await save([entry(item, value)]);
+        assert.equal(res.statusCode, 400, `${item} ${String(value)}`);
+        assert.equal(res.body.message, message, `${item} ${String(value)}`);
+        assert.deepEqual(res.body.errors, { [item]: message }, `${item} ${String(value)}`);
+      }
+      const missing = await save([{ id: byItem.get('fee_rate_floor')!.id, item: 'fee_rate_floor' }]);
+      assert.equal(missing.body.message, 'Value is required');
+      assert.deepEqual(await values(), before);
+      assert.equal((await logs('maintenance_mode')).length, 0);
+    });
+
+    test('all or nothing: one bad value leaves every setting as it was, and every bad value is named', async () => {
+      const before = await values();
+      const res = await save([entry('fee_rate_floor', '7'), entry('slipstream_multiplier', '500'), entry('maintenance_mode', 'maybe')]);
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.body.message, 'Value must be between 1 and 100');
+      assert.deepEqual(res.body.errors, { slipstream_multiplier: 'Value must be between 1 and 100', maintenance_mode: "Value must be 'true' or 'false'" });
+      assert.deepEqual(await values(), before);
+      assert.equal((await logs('fee_rate_floor')).filter((l) => l.updated_value === '7').length, 0);
+    });
+
+    test('unknown settings, a mismatched item, repeats, an empty list and unknown fields are refused', async () => {
+      const before = await values();
+      const unknown = await save([{ id: 9999, item: 'fee_rate_floor', value: '1' }]);
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.body.message, 'Setting 9999 does not exist.');
+      const mismatch = await save([{ id: byItem.get('fee_rate_floor')!.id, item: 'maintenance_mode', value: 'true' }]);
+      assert.equal(mismatch.statusCode, 400);
+      assert.equal(mismatch.body.message, "Setting 1 is 'fee_rate_floor', not 'maintenance_mode'. Reload the settings and try again.".replace('Setting 1', `Setting ${byItem.get('fee_rate_floor')!.id}`));
+      const twice = await save([entry('fee_rate_floor', '1'), entry('fee_rate_floor', '2')]);
+      assert.equal(twice.statusCode, 400);
+      assert.match(twice.body.message, /listed more than once/);
+      assert.equal((await save([])).statusCode, 400);
+      assert.equal((await save(entry('fee_rate_floor', '1'))).statusCode, 400, 'an array, not one object');
+      for (const extra of [{ value_type: 'text' }, { min_value: -100 }, { updated_at: '2020-01-01' }]) {
+        const res = await save([{ ...entry('fee_rate_floor', '-50'), ...extra }]);
+        assert.equal(res.statusCode, 400, JSON.stringify(extra));
+        assert.match(res.body.message, new RegExp(`Unknown field '${Object.keys(extra)[0]}'`));
+      }
+      assert.deepEqual(await values(), before);
+    });
+
+    test('viewers get 403 and strangers 401 on update; nothing changes', async () => {
+      const before = await values();
+      for (const [as, status] of [['viewer', 403], ['nobody', 401]] as const) {
+        const res = await save([entry('maintenance_mode', 'true')], as);
+        assert.equal(res.statusCode, status);
+      }
+      assert.deepEqual(await values(), before);
+      assert.equal((await logs('maintenance_mode')).length, 0);
+    });
+
+    test('a change and its log entries commit together: when a log insert fails, every value rolls back', async () => {
+      const before = await values();
+      const restore = await breakInserts(db, 'setting_logs');
+      try {
+        const res = await save([entry('company_url', 'https://pool.example'), entry('fee_rate_floor', '4')]);
+        assert.equal(res.statusCode, 500);
+        assert.deepEqual(await values(), before);
+        assert.equal((await t.settings.get()).feeRateFloor, Number(before.fee_rate_floor));
+      } finally {
+        await restore();
+      }
+    });
+
+    test('the settings cache is dropped by an update, so a change applies at once even with a long cache', async () => {
+      const store = createSettingsStore(db, systemClock, { ttlMs: 3_600_000 });
+      assert.equal((await store.get()).maintenanceMode, false);
+      const service = createSettingsService({ db, settings: store });
+      await service.update([entry('maintenance_mode', 'TRUE')], 'root');
+      assert.equal((await store.get()).maintenanceMode, true);
+      assert.equal((await values()).maintenance_mode, 'true', 'stored in lower case');
+      await service.update([entry('maintenance_mode', false)], 'root');
+      assert.equal((await store.get()).maintenanceMode, false);
+      assert.deepEqual((await logs('maintenance_mode')).map((l) => [l.previous_value, l.updated_value]), [['false', 'true'], ['true', 'false']]);
+    });
+  });
+}
