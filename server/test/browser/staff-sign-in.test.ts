@@ -99,7 +99,9 @@ describe('sign-in with the OpenID provider (PKCE)', () => {
     const menu = await page.getByRole('navigation', { name: 'Dashboard sections' }).getByRole('link').allTextContents();
     assert.deepEqual(menu, MENU);
     await page.getByRole('columnheader', { name: 'Actions' }).waitFor();
-    await page.getByText('No data found').waitFor();
+    // The Settings screen lists the real settings, each editable by an admin.
+    await page.getByRole('cell', { name: 'Maintenance Mode', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Edit Maintenance Mode' }).waitFor();
     await page.getByText('admin · Admin').waitFor();
     await screenshot(page, 'dashboard-admin-settings');
     await context.close();

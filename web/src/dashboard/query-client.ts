@@ -8,16 +8,22 @@ export const UNAUTHORIZED_EVENT = 'portal:unauthorized';
 /**
  * Every failed dashboard call goes through one place (SPEC.md section 8): a
  * 401 ends the session; anything else toasts the server's message or
- * 'Something went wrong'.
+ * 'Something went wrong', or a mutation's own `meta.errorToast`.
  */
 export function createDashboardQueryClient(): QueryClient {
-  const onError = (error: Error) => {
+  const onError = (error: Error, toastText = error.message) => {
     if (error instanceof ApiError && error.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-    else notify.error(error.message, DASHBOARD_TOAST);
+    else notify.error(toastText, DASHBOARD_TOAST);
   };
   return new QueryClient({
-    queryCache: new QueryCache({ onError }),
-    mutationCache: new MutationCache({ onError }),
+    queryCache: new QueryCache({ onError: (error) => onError(error) }),
+    mutationCache: new MutationCache({
+      // A mutation may name its own failure toast (SPEC.md section 8: 'Failed to update setting. Please try again.').
+      onError: (error, _variables, _context, mutation) => {
+        const own = mutation.meta?.errorToast;
+        onError(error, typeof own === 'string' ? own : error.message);
+      },
+    }),
     defaultOptions: {
       // A 4xx will not change on retry; the network or a 5xx might.
       queries: { retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500) },

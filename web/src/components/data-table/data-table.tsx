@@ -46,7 +46,8 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   }
   return (
     <div className="data-table">
-      <div className="table-scroll">
+      {/* A wide table scrolls sideways: the keyboard must be able to reach and scroll it too (WCAG 2.1.1). */}
+      <div className="table-scroll" tabIndex={0} role="region" aria-label={props.label}>
         <table aria-label={props.label} aria-busy={loading}>
           <thead>
             <tr>

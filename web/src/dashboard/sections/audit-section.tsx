@@ -7,6 +7,7 @@ import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { useListState } from '../../components/data-table/use-list-state.ts';
 import { Modal } from '../../components/modal.tsx';
 import { formatDateTime } from '../../lib/format.ts';
+import { ClientLogs, DiscountLogs, SettingLogs } from './change-logs.tsx';
 
 /** SPEC.md section 2, Logs: four tabs; the tab is in the address like the section. */
 const TABS = [
@@ -15,13 +16,6 @@ const TABS = [
   { id: 'discounts', label: 'Discount Logs' },
   { id: 'clients', label: 'Client Logs' },
 ] as const;
-
-/** The change-log tabs' columns, for the empty frames until their lists land. */
-const CHANGE_LOG_COLUMNS: Record<string, string[]> = {
-  settings: ['Sno', 'Email', 'Name', 'Previous Value', 'Updated Value', 'Updated At'],
-  discounts: ['Sno', 'Email', 'Action', 'Client Code', 'Change', 'Action Time'],
-  clients: ['Sno', 'Email', 'Action', 'Client Name', 'Change', 'Timestamp'],
-};
 
 export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
   const [params] = useSearchParams();
@@ -39,7 +33,10 @@ export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
         ))}
       </nav>
       <div>
-        {tab.id === 'audit' ? <AuditLogs isAdmin={isAdmin} /> : <ChangeLogFrame key={tab.id} tab={tab.id} label={tab.label} isAdmin={isAdmin} />}
+        {tab.id === 'audit' && <AuditLogs isAdmin={isAdmin} />}
+        {tab.id === 'settings' && <SettingLogs isAdmin={isAdmin} />}
+        {tab.id === 'discounts' && <DiscountLogs isAdmin={isAdmin} />}
+        {tab.id === 'clients' && <ClientLogs isAdmin={isAdmin} />}
       </div>
     </section>
   );
@@ -133,26 +130,5 @@ function AuditDetails({ row, onClose }: { row: AuditRow; onClose: () => void }) 
         ))}
       </dl>
     </Modal>
-  );
-}
-
-const NO_FILTERS: readonly never[] = [];
-
-function ChangeLogFrame({ tab, label, isAdmin }: { tab: string; label: string; isAdmin: boolean }) {
-  const list = useListState(NO_FILTERS);
-  return (
-    <DataTable<never>
-      label={label}
-      columns={(CHANGE_LOG_COLUMNS[tab] ?? []).map((header) => ({ header, cell: () => null }))}
-      rows={[]}
-      rowKey={() => ''}
-      loading={false}
-      total={0}
-      page={list.page}
-      limit={list.limit}
-      isAdmin={isAdmin}
-      onPageChange={list.setPage}
-      onLimitChange={list.setLimit}
-    />
   );
 }

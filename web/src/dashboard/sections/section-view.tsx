@@ -2,11 +2,17 @@ import { DataTable } from '../../components/data-table/data-table.tsx';
 import { useListState } from '../../components/data-table/use-list-state.ts';
 import type { Section } from '../dashboard-sections.ts';
 import { AuditSection } from './audit-section.tsx';
+import { ClientsSection } from './clients-section.tsx';
+import { DiscountsSection } from './discounts-section.tsx';
 import { FRAME_COLUMNS } from './section-frames.ts';
+import { SettingsSection } from './settings-section.tsx';
 
 export function SectionView({ section, isAdmin }: { section: Section; isAdmin: boolean }) {
   if (section.id === 'mempool') return <MempoolSection />;
   if (section.id === 'audit') return <AuditSection isAdmin={isAdmin} />;
+  if (section.id === 'discounts') return <DiscountsSection isAdmin={isAdmin} />;
+  if (section.id === 'clientmanagement') return <ClientsSection isAdmin={isAdmin} />;
+  if (section.id === 'settings') return <SettingsSection isAdmin={isAdmin} />;
   return <FrameSection section={section} isAdmin={isAdmin} />;
 }
 

@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { CLIENT_FILTERS, useClientList, type ClientRow } from '../../api/client-view.ts';
+import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
+import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import { serialNumber } from '../../components/data-table/page-sizes.ts';
+import { useListState } from '../../components/data-table/use-list-state.ts';
+import { sectionFor } from '../dashboard-sections.ts';
+import { ClientDialog } from './client-dialog.tsx';
+import type { DialogState } from './dialog-state.ts';
+import { clearAndReload, tableLoading } from './list-helpers.ts';
+
+const TITLE = sectionFor('clientmanagement').title;
+
+const FIELDS: ReadonlyArray<FilterField<(typeof CLIENT_FILTERS)[number]>> = [
+  { kind: 'text', name: 'client_name', label: 'Client Name' },
+  { kind: 'text', name: 'email', label: 'Email' },
+  { kind: 'text', name: 'organization_name', label: 'Organization Name' },
+];
+
+const text = (value: string | null) => value ?? '';
+
+/**
+ * SPEC.md section 2, Client Management: the client registry with its
+ * filters; administrators add and edit clients, and delete those that no
+ * discount code refers to (is_deletable).
+ */
+export function ClientsSection({ isAdmin }: { isAdmin: boolean }) {
+  const list = useListState(CLIENT_FILTERS);
+  const query = useClientList(list.page, list.limit, list.filters);
+  const [dialog, setDialog] = useState<DialogState<ClientRow>>(null);
+  const columns: Column<ClientRow>[] = [
+    { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
+    { header: 'Client Name', cell: (row) => row.name },
+    { header: 'Email', cell: (row) => text(row.email) },
+    { header: 'Phone Number', cell: (row) => text(row.phone_number) },
+    { header: 'Alternate Phone Number', cell: (row) => text(row.alternate_phone) },
+    { header: 'Address', cell: (row) => <span className="wrap-cell">{text(row.address)}</span> },
+    { header: 'Organization Name', cell: (row) => text(row.organization_name) },
+    { header: 'Organization Email', cell: (row) => text(row.organization_email) },
+    { header: 'Description', cell: (row) => <span className="wrap-cell">{text(row.description)}</span> },
+    {
+      header: 'Actions',
+      adminOnly: true,
+      cell: (row) => (
+        <span className="row-actions">
+          <button type="button" className="button small" aria-label={`Edit client ${row.name}`} onClick={() => setDialog({ mode: 'edit', row })}>
+            Edit
+          </button>
+          {/* SPEC.md section 6: delete only while nothing refers to the client. */}
+          {row.is_deletable && (
+            <button type="button" className="button small danger" aria-label={`Delete client ${row.name}`} onClick={() => setDialog({ mode: 'delete', row })}>
+              Delete
+            </button>
+          )}
+        </span>
+      ),
+    },
+  ];
+  return (
+    <section className="section" aria-labelledby="section-title">
+      <div className="section-heading">
+        <h1 id="section-title">{TITLE}</h1>
+        {isAdmin && (
+          <button type="button" className="button primary" onClick={() => setDialog({ mode: 'add' })}>
+            + Add Client
+          </button>
+        )}
+      </div>
+      <FilterBar fields={FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
+      <DataTable
+        label={TITLE}
+        columns={columns}
+        rows={query.data?.result ?? []}
+        rowKey={(row) => String(row.id)}
+        loading={tableLoading(query)}
+        total={query.data?.total_records ?? 0}
+        page={list.page}
+        limit={list.limit}
+        isAdmin={isAdmin}
+        onPageChange={list.setPage}
+        onLimitChange={list.setLimit}
+      />
+      {isAdmin && dialog && <ClientDialog state={dialog} onClose={() => setDialog(null)} />}
+    </section>
+  );
+}

@@ -1,0 +1,99 @@
+import { useState } from 'react';
+import { DISCOUNT_FILTERS, useDiscountList, type DiscountRow } from '../../api/client-code-view.ts';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
+import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import { serialNumber } from '../../components/data-table/page-sizes.ts';
+import { useListState } from '../../components/data-table/use-list-state.ts';
+import { sectionFor } from '../dashboard-sections.ts';
+import { DiscountDialog } from './discount-dialog.tsx';
+import type { DialogState } from './dialog-state.ts';
+import { activeLabel, dateOnly, percent, utcDate } from './labels.ts';
+import { clearAndReload, tableLoading } from './list-helpers.ts';
+
+const TITLE = sectionFor('discounts').title;
+
+const FIELDS: ReadonlyArray<FilterField<(typeof DISCOUNT_FILTERS)[number]>> = [
+  { kind: 'text', name: 'client_code', label: 'Client Code' },
+  { kind: 'dates', from: 'from_date', to: 'to_date' },
+  {
+    kind: 'select',
+    name: 'status',
+    label: 'Status',
+    options: [
+      { value: '', label: 'All' },
+      { value: 'true', label: 'Active' },
+      { value: 'false', label: 'Inactive' },
+    ],
+  },
+];
+
+/**
+ * SPEC.md section 2, Discount Management: the codes issued to clients, with
+ * their filters; administrators add, edit and delete them in one modal.
+ */
+export function DiscountsSection({ isAdmin }: { isAdmin: boolean }) {
+  const list = useListState(DISCOUNT_FILTERS);
+  const query = useDiscountList(list.page, list.limit, list.filters);
+  const [dialog, setDialog] = useState<DialogState<DiscountRow>>(null);
+  const columns: Column<DiscountRow>[] = [
+    { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
+    {
+      header: 'Code',
+      cell: (row) => (
+        <span className="code-cell">
+          <code>{row.code}</code>
+          <CopyButton text={row.code} label={`Copy client code ${row.code}`} copiedMessage="Client code copied!" />
+        </span>
+      ),
+    },
+    { header: 'Client', cell: (row) => row.client_name },
+    { header: 'Created At', cell: (row) => utcDate(row.created_at) },
+    { header: 'Description', cell: (row) => <span className="wrap-cell">{row.description ?? ''}</span> },
+    { header: 'Discount (%)', cell: (row) => percent(row.discount_percentage) },
+    { header: 'Valid From', cell: (row) => dateOnly(row.valid_from) },
+    { header: 'Valid Until', cell: (row) => dateOnly(row.valid_until) },
+    { header: 'Status', cell: (row) => activeLabel(row.status) },
+    {
+      header: 'Actions',
+      adminOnly: true,
+      cell: (row) => (
+        <span className="row-actions">
+          <button type="button" className="button small" aria-label={`Edit client code ${row.code}`} onClick={() => setDialog({ mode: 'edit', row })}>
+            Edit
+          </button>
+          <button type="button" className="button small danger" aria-label={`Delete client code ${row.code}`} onClick={() => setDialog({ mode: 'delete', row })}>
+            Delete
+          </button>
+        </span>
+      ),
+    },
+  ];
+  return (
+    <section className="section" aria-labelledby="section-title">
+      <div className="section-heading">
+        <h1 id="section-title">{TITLE}</h1>
+        {isAdmin && (
+          <button type="button" className="button primary" onClick={() => setDialog({ mode: 'add' })}>
+            + Add New Discount
+          </button>
+        )}
+      </div>
+      <FilterBar fields={FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
+      <DataTable
+        label={TITLE}
+        columns={columns}
+        rows={query.data?.result ?? []}
+        rowKey={(row) => String(row.id)}
+        loading={tableLoading(query)}
+        total={query.data?.total_records ?? 0}
+        page={list.page}
+        limit={list.limit}
+        isAdmin={isAdmin}
+        onPageChange={list.setPage}
+        onLimitChange={list.setLimit}
+      />
+      {isAdmin && dialog && <DiscountDialog state={dialog} onClose={() => setDialog(null)} />}
+    </section>
+  );
+}

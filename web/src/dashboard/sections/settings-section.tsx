@@ -1,0 +1,163 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { SETTINGS_SAVE_FAILED, useUpdateSettings } from '../../api/settings-update.ts';
+import { useSettings, type SettingRow } from '../../api/settings-view.ts';
+import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
+import { useListState } from '../../components/data-table/use-list-state.ts';
+import { closeDialogOf, describedBy, FormError, FormField, useServerErrors } from '../../components/form-field.tsx';
+import { Modal } from '../../components/modal.tsx';
+import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { sectionFor } from '../dashboard-sections.ts';
+import type { DialogState } from './dialog-state.ts';
+import { titleCase } from './labels.ts';
+import { tableLoading } from './list-helpers.ts';
+
+const TITLE = sectionFor('settings').title;
+const NO_FILTERS: readonly never[] = [];
+
+/** SPEC.md section 5: the one rule the form checks itself; the server checks the value's type and bounds. */
+export const VALUE_REQUIRED = 'Value is required';
+
+/**
+ * SPEC.md section 2, Settings: every setting with its value and description;
+ * administrators edit one at a time. The server answers them all at once, so
+ * the table pages them here, with the page and rows per page in the address
+ * like every other list.
+ */
+export function SettingsSection({ isAdmin }: { isAdmin: boolean }) {
+  const list = useListState(NO_FILTERS);
+  const query = useSettings();
+  const [dialog, setDialog] = useState<DialogState<SettingRow>>(null);
+  const all = query.data?.result ?? [];
+  const rows = all.slice((list.page - 1) * list.limit, list.page * list.limit);
+  const columns: Column<SettingRow>[] = [
+    { header: 'Name', cell: (row) => titleCase(row.item) },
+    { header: 'Value', cell: (row) => <span className="wrap-cell">{row.value}</span> },
+    { header: 'Description', cell: (row) => <span className="wrap-cell">{row.description}</span> },
+    {
+      header: 'Actions',
+      adminOnly: true,
+      cell: (row) => (
+        <button type="button" className="button small" aria-label={`Edit ${titleCase(row.item)}`} onClick={() => setDialog({ mode: 'edit', row })}>
+          Edit
+        </button>
+      ),
+    },
+  ];
+  return (
+    <section className="section" aria-labelledby="section-title">
+      <h1 id="section-title">{TITLE}</h1>
+      <DataTable
+        label={TITLE}
+        columns={columns}
+        rows={rows}
+        rowKey={(row) => String(row.id)}
+        loading={tableLoading(query)}
+        total={all.length}
+        page={list.page}
+        limit={list.limit}
+        isAdmin={isAdmin}
+        onPageChange={list.setPage}
+        onLimitChange={list.setLimit}
+      />
+      {isAdmin && dialog?.mode === 'edit' && (
+        <Modal title={`Edit ${titleCase(dialog.row.item)}`} onClose={() => setDialog(null)}>
+          <SettingForm setting={dialog.row} />
+        </Modal>
+      )}
+    </section>
+  );
+}
+
+/** The value's control follows its type: a number within its bounds, true/false, an email, a web address, or text. */
+function ValueInput({ setting, value, onChange, error }: { setting: SettingRow; value: string; onChange: (value: string) => void; error: string | undefined }) {
+  const props = { ...describedBy('setting-value', error), value, onChange: (e: { target: { value: string } }) => onChange(e.target.value) };
+  switch (setting.value_type) {
+    case 'boolean':
+      return (
+        <select {...props}>
+          <option value="">Select value</option>
+          <option value="true">true</option>
+          <option value="false">false</option>
+        </select>
+      );
+    case 'number':
+      return <input type="number" step="any" min={setting.min_value ?? undefined} max={setting.max_value ?? undefined} inputMode="decimal" {...props} />;
+    case 'email':
+      return <input type="email" autoComplete="off" {...props} />;
+    case 'url':
+      return <input type="url" autoComplete="off" {...props} />;
+    case 'text':
+      return <input type="text" autoComplete="off" {...props} />;
+  }
+}
+
+function boundsHint(setting: SettingRow): string | null {
+  if (setting.value_type !== 'number') return null;
+  const { min_value: min, max_value: max } = setting;
+  if (min !== null && max !== null) return `A number from ${min} to ${max}`;
+  if (min !== null) return `A number, at least ${min}`;
+  if (max !== null) return `A number, at most ${max}`;
+  return 'A number';
+}
+
+function SettingForm({ setting }: { setting: SettingRow }) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [value, setValue] = useState(setting.value);
+  const [description, setDescription] = useState(setting.description);
+  const [attempted, setAttempted] = useState(false);
+  const server = useServerErrors();
+  const save = useUpdateSettings();
+  const clientError = value.trim() === '' ? VALUE_REQUIRED : undefined;
+  // The server names a setting's failure by its item.
+  const valueError = (attempted ? clientError : undefined) ?? server.fields[setting.item];
+  const hint = boundsHint(setting);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setAttempted(true);
+    if (clientError) {
+      formRef.current?.querySelector<HTMLElement>('#setting-value')?.focus();
+      return;
+    }
+    server.clear();
+    save.mutate([{ id: setting.id, item: setting.item, value: value.trim(), description }], {
+      onSuccess: () => {
+        notify.success('Settings updated successfully!', DASHBOARD_TOAST);
+        closeDialogOf(formRef.current);
+      },
+      onError: (error) => {
+        server.show(error);
+      },
+    });
+  }
+
+  return (
+    <form ref={formRef} className="modal-form" noValidate onSubmit={submit}>
+      <FormField id="setting-value" label="Value" error={valueError}>
+        <ValueInput
+          setting={setting}
+          value={value}
+          error={valueError}
+          onChange={(next) => {
+            setValue(next);
+            server.clearField(setting.item);
+          }}
+        />
+      </FormField>
+      {hint && <p className="field-hint">{hint}</p>}
+      <FormField id="setting-description" label="Description" error={undefined}>
+        <textarea id="setting-description" rows={3} maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </FormField>
+      {/* A failure that names no field: the toast says it too, but the dialog covers the toasts. */}
+      <FormError message={server.form === null ? null : `${SETTINGS_SAVE_FAILED} ${server.form}`} />
+      <div className="modal-actions">
+        <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving...' : 'Save'}
+        </button>
+      </div>
+    </form>
+  );
+}
