@@ -9,14 +9,16 @@ import type { AuditWriter } from '../src/audit/audit-writer.ts';
 import type { RpcClient } from '../src/bitcoin/rpc-client.ts';
 import type { Database } from '../src/db/database.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { createTemplateMarketSource } from '../src/modules/pricing/market-rate.ts';
+import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
+import { createPortalMempool } from '../src/runtime.ts';
 import { createSettingsStore } from '../src/modules/settings/settings.store.ts';
 import type { Recorder } from './instrument.ts';
 
 /**
  * The portal as production wires it (src/runtime.ts): production cache
- * lifetimes for settings and the market rate, the production audit writer,
- * listening on loopback. Differences, on purpose: no request logger (its
+ * lifetimes for settings, the mempool engine following the node (ZMQ when
+ * given its endpoint) and serving its latest projection, the production
+ * audit writer, listening on loopback. Differences, on purpose: no request logger (its
  * cost depends on where the log goes) and a rate limit nobody reaches.
  */
 
@@ -50,17 +52,23 @@ export interface PortalOptions {
   audit: AuditWriter;
   /** Records server-side request time (onRequest to onResponse) as "server total". */
   recorder?: Recorder;
+  /** The node's -zmqpubsequence endpoint for the mempool engine (polling without it). */
+  zmqUrl?: string;
+  /** The engine's own RPC client, e.g. an uninstrumented one, so its background calls stay out of a request breakdown. */
+  engineRpc?: RpcClient;
 }
 
 export async function startPortal(options: PortalOptions): Promise<Portal> {
   const { db, rpc, audit, recorder } = options;
-  const market = createTemplateMarketSource(rpc, systemClock);
   const settings = createSettingsStore(db, systemClock);
+  const mempool = createPortalMempool({ rpc: options.engineRpc ?? rpc, network: 'regtest', zmqUrl: options.zmqUrl, settings, log: quietLog });
+  const market = createEngineMarketSource(mempool);
   const app = await buildApp({
     db,
     rpc,
     clock: systemClock,
     market: recorder ? { snapshot: () => recorder.time('market.snapshot()', () => market.snapshot()) } : market,
+    mempool,
     settings: recorder ? { get: () => recorder.time('settings.get()', () => settings.get()), invalidate: () => settings.invalidate() } : settings,
     audit,
     records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog }),
@@ -77,11 +85,15 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
       if (at !== undefined) recorder.add('server total (onRequest..onResponse)', performance.now() - at);
     });
   }
+  mempool.start();
+  // The first projection, before anything is measured.
+  await mempool.view();
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   let requests = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let closing: Promise<void> | undefined;
   return {
     app,
     baseUrl,
@@ -108,9 +120,13 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
         req.end(body);
       });
     },
-    async close() {
-      agent.destroy();
-      await app.close();
+    close() {
+      closing ??= (async () => {
+        agent.destroy();
+        await app.close();
+        await mempool.stop();
+      })();
+      return closing;
     },
   };
 }

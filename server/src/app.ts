@@ -24,6 +24,8 @@ import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
 import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
 import { discountAdminRoutes, discountViewRoutes } from './modules/discounts/discounts.routes.ts';
+import type { MempoolReader } from './mempool/mempool-engine.ts';
+import { mempoolDashboardRoutes } from './modules/mempool-dashboard/mempool-dashboard.routes.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
 import type { SettingsStore } from './modules/settings/settings.store.ts';
 import { settingsAdminRoutes, settingsViewRoutes } from './modules/settings/settings.routes.ts';
@@ -39,6 +41,12 @@ export interface AppDeps {
   rpc: RpcClient;
   clock: Clock;
   market: MarketRateSource;
+  /**
+   * The mempool engine: projected blocks, positions, odds and the /mempool/
+   * dashboard's feed (`mempool.feed`). Started and stopped by whoever built
+   * it (runtime.ts, the tests), never by buildApp.
+   */
+  mempool: MempoolReader;
   settings: SettingsStore;
   audit: AuditWriter;
   /** Keeps records of accepted submissions, spooling them to disk when the database is down. */
@@ -119,6 +127,7 @@ export async function buildApp(deps: AppDeps) {
       tags: [
         { name: 'public', description: 'Open to everyone, rate limited per IP' },
         { name: 'staff', description: "Signed-in staff: the identity provider's ID token as a Bearer token" },
+        { name: 'mempool', description: "The /mempool/ dashboard's live data: public, not rate limited" },
       ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
@@ -126,7 +135,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(swaggerUi, { routePrefix: '/swagger-ui' });
 
   const submission = createSubmissionService({ ...deps, log: app.log, bytesPerSigop: options.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP });
-  const status = createStatusService(deps);
+  const status = createStatusService({ ...deps, log: app.log });
   const limit = { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs };
   await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });
   await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
@@ -137,6 +146,8 @@ export async function buildApp(deps: AppDeps) {
     await app.register(signInConfigRoutes, { prefix: '/rest-api', config: deps.staff.signIn });
     await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps)], adminRoutes: [clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps)] });
   }
+
+  await app.register(mempoolDashboardRoutes({ feed: deps.mempool.feed }), { prefix: '/mempool' });
 
   await registerWebApp(app, options.webDistDir);
   return app;

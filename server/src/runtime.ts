@@ -13,8 +13,9 @@ import { migrate } from './db/migrate.ts';
 import { lockPgliteDir } from './db/pglite-lock.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
-import { createTemplateMarketSource } from './modules/pricing/market-rate.ts';
-import { createSettingsStore } from './modules/settings/settings.store.ts';
+import { createMempoolEngine, type MempoolEngine } from './mempool/mempool-engine.ts';
+import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
+import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
 
 /**
@@ -40,6 +41,7 @@ export interface Runtime {
   rpc: RpcClient;
   node: LaunchedNode | undefined;
   network: Network;
+  mempool: MempoolEngine;
   stop(): Promise<void>;
 }
 
@@ -75,10 +77,10 @@ async function migrated(db: Database): Promise<Database> {
   return db;
 }
 
-export async function connectNode(config: AppConfig, log: (m: string) => void): Promise<{ rpc: RpcClient; node: LaunchedNode | undefined }> {
+export async function connectNode(config: AppConfig, log: (m: string) => void): Promise<{ rpc: RpcClient; node: LaunchedNode | undefined; zmqUrl: string | undefined }> {
   if (config.node.kind === 'external') {
     const rpc = createRpcClient({ url: config.node.rpcUrl, auth: config.node.auth, timeoutMs: config.rpc.timeoutMs, maxConcurrency: config.rpc.concurrency });
-    return { rpc, node: undefined };
+    return { rpc, node: undefined, zmqUrl: config.node.zmqUrl };
   }
   const node = await launchRegtestNode({
     datadir: config.node.datadir,
@@ -90,7 +92,26 @@ export async function connectNode(config: AppConfig, log: (m: string) => void): 
     log,
   });
   const rpc = createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs: config.rpc.timeoutMs, maxConcurrency: config.rpc.concurrency });
-  return { rpc, node };
+  return { rpc, node, zmqUrl: node.zmqSequenceUrl };
+}
+
+/**
+ * The mempool engine on this node: ZMQ notifications where the node
+ * publishes them, polling otherwise; the pool's blocks recognised by the
+ * settings staff edit.
+ */
+export function createPortalMempool(options: { rpc: RpcClient; network: string; zmqUrl: string | undefined; settings: Pick<SettingsStore, 'get'>; log: Logger; consistency?: 'latest' | 'synced' }): MempoolEngine {
+  return createMempoolEngine({
+    rpc: options.rpc,
+    network: options.network,
+    zmqUrl: options.zmqUrl,
+    log: options.log,
+    consistency: options.consistency ?? 'latest',
+    identity: async () => {
+      const current = await options.settings.get();
+      return { coinbaseTag: current.poolCoinbaseTag, payoutAddresses: current.poolPayoutAddresses };
+    },
+  });
 }
 
 /** The configured network must be the node's: a mainnet portal must never talk to a testnet node, or the reverse. */
@@ -137,10 +158,11 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   const db = await openDatabase(config);
   let node: LaunchedNode | undefined;
   let identityProvider: DevIdentityProvider | undefined;
+  let mempool: MempoolEngine | undefined;
   try {
     const connected = await connectNode(config, log);
     node = connected.node;
-    const { rpc } = connected;
+    const { rpc, zmqUrl } = connected;
     const network = await checkNetwork(rpc, config.network);
     const identity = await connectIdentity(config);
     identityProvider = identity.provider;
@@ -153,12 +175,15 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     // Records spooled while the database was down before the last stop go in first.
     const replayed = await records.drain();
     if (replayed.written > 0 || replayed.remaining > 0) log(`spooled submission records: ${replayed.written} written, ${replayed.remaining} still pending`);
+    const settings = createSettingsStore(db, systemClock);
+    mempool = createPortalMempool({ rpc, network, zmqUrl, settings, log: logger });
     const app = await buildApp({
       db,
       rpc,
       clock: systemClock,
-      market: createTemplateMarketSource(rpc, systemClock, { onRefreshError: (error) => log(`market rate refresh failed: ${(error as Error).message}`) }),
-      settings: createSettingsStore(db, systemClock),
+      market: createEngineMarketSource(mempool),
+      mempool,
+      settings,
       audit,
       records,
       staff: {
@@ -176,14 +201,19 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
         logger: { level: config.logLevel },
       },
     });
+    // Started once the app is built: it follows the node from now on, in the background.
+    mempool.start();
+    const engine = mempool;
     const stop = async () => {
       await app.close(); // drains the audit queue
+      await engine.stop();
       await identityProvider?.close();
       await db.close();
       await node?.stop();
     };
-    return { app, identityProvider, db, rpc, node, network, stop };
+    return { app, identityProvider, db, rpc, node, network, mempool: engine, stop };
   } catch (error) {
+    await mempool?.stop().catch(() => {});
     await identityProvider?.close().catch(() => {});
     await node?.stop().catch(() => {});
     await db.close().catch(() => {});

@@ -2,17 +2,21 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { btcToSats } from '../src/bitcoin/amounts.ts';
 import { MAX_BLOCK_WEIGHT } from '../src/bitcoin/tx-codec.ts';
-import { summariseTemplate } from '../src/modules/pricing/market-rate.ts';
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { get, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
  * The market rate against the oracle: the node's own block assembly
  * (getblocktemplate, selecting by ancestor-package score) over a mempool
- * that overfills a block and holds a child-pays-for-parent pair.
+ * that overfills a block and holds a child-pays-for-parent pair. The rate
+ * comes from the mempool engine, as every request gets it: the engine's
+ * mirror of the node's mempool (ZMQ), its projected block 0, and the lowest
+ * functional rate in it.
  *
  * The launcher's `-corepolicy=1` gives Core's 4,000,000 WU block (Knots' own
- * default is 1,200,000), so summariseTemplate's fullness check, which
- * assumes 4,000,000 WU, is exercised as it is; no -blockmaxweight here.
+ * default is 1,200,000), which the engine's fullness rule assumes; no
+ * -blockmaxweight here.
  */
 
 interface Template {
@@ -41,11 +45,19 @@ const OVERSIZE_OUTPUT_WEIGHT = 43 * 4;
 const BIG_OUTPUTS = 3_600;
 
 let node: TestNode;
+let db: TestDatabase;
+let portal: TestApp;
 before(async () => {
   node = await startTestNode();
   await node.ensureUtxos(15, 'bech32');
+  db = await testDatabases()[0]!.open();
+  portal = await startTestApp(node, db);
 });
-after(async () => node?.stop());
+after(async () => {
+  await portal?.close();
+  await db?.close();
+  await node?.stop();
+});
 
 test('a full block with a CPFP pair prices at the lowest package the node mined, not at the parent’s own rate', async () => {
   // The block, in the node's order of package score: six big transactions,
@@ -77,11 +89,15 @@ test('a full block with a CPFP pair prices at the lowest package the node mined,
     'the node mined the planned block',
   );
 
-  const snap = summariseTemplate(template, mempoolInfo, Date.now());
-  assert.equal(snap.nextBlockFull, true);
+  const view = await portal.mempool.view();
+  assert.equal(view.nextBlockFull, true);
+  assert.equal(view.mempool.txCount, mempoolInfo.size);
+  // The engine's block 0 is the node's template: same transactions, same order.
+  assert.deepEqual(view.nextBlockTxids(), template.transactions.map((tx) => tx.txid));
+  const snap = { marketRate: view.marketRate };
 
-  // The parent's own rate is what the old "lowest own rate" rule priced at.
-  const ownRate = (t: Template['transactions'][number]) => t.fee / Math.ceil(t.weight / 4);
+  // The parent's own rate is what a "lowest own rate" rule would price at.
+  const ownRate = (tx: Template['transactions'][number]) => tx.fee / Math.ceil(tx.weight / 4);
   assert.equal(Math.min(...template.transactions.map(ownRate)), 1);
   assert.ok(snap.marketRate > 1, `market rate ${snap.marketRate} is above the CPFP parent's own 1 sat/vB`);
 
@@ -103,4 +119,14 @@ test('a full block with a CPFP pair prices at the lowest package the node mined,
   const omitted = Object.keys(mempool).filter((txid) => !inTemplate.has(txid));
   assert.deepEqual(omitted.sort(), leftOut.map((t) => t.txid).sort());
   for (const txid of omitted) assert.ok(ancestorRate(txid) <= snap.marketRate, `${txid} left out at ${ancestorRate(txid)} sat/vB`);
+
+  // Per transaction: the pair in block 0 at the pair's rate, the ones left out in block 1.
+  assert.deepEqual(view.transaction(parent.txid)?.position?.block, 0);
+  assert.equal(view.transaction(parent.txid)?.functionalRate, expected);
+  for (const tx of leftOut) assert.equal(view.transaction(tx.txid)?.position?.block, 1);
+
+  // What a user sees: the minimum is the market rate times the multiplier (2), above the floor (2 sat/vB).
+  const info = await get<{ fee_rate: number; block_height: number }>(portal.app, '/rest-api/getinfo');
+  assert.ok(Math.abs(info.body.fee_rate - 2 * expected) < 1e-9, `getinfo fee_rate ${info.body.fee_rate}`);
+  assert.equal(info.body.block_height, template.height - 1);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { btcToSats, MAX_MONEY_SATS, satsToBtc } from './amounts.ts';
+import { btcPerKvbToSatPerVb, btcToSats, MAX_MONEY_SATS, satsToBtc } from './amounts.ts';
 
 test('btcToSats rounds float noise away', () => {
   assert.equal(btcToSats(0.1), 10_000_000);
@@ -36,4 +36,10 @@ test('the two conversions round-trip', () => {
   for (const sats of [0, 1, 546, 99_999_999, 100_000_001, 123_456_789_012, MAX_MONEY_SATS]) {
     assert.equal(btcToSats(Number(satsToBtc(sats))), sats);
   }
+});
+
+test('converts BTC/kvB to sat/vB without float noise', () => {
+  assert.equal(btcPerKvbToSatPerVb(0.00001), 1);
+  assert.equal(btcPerKvbToSatPerVb(0.00000100), 0.1);
+  assert.equal(btcPerKvbToSatPerVb(0.00012345), 12.345);
 });

@@ -39,3 +39,8 @@ export function satsToBtc(sats: number | bigint): string {
   const fraction = abs % BigInt(SATS_PER_BTC);
   return `${sign}${whole}.${fraction.toString().padStart(8, '0')}`;
 }
+
+/** A rate as the node reports it (BTC per kvB) to sat/vB, rounded through integer sat/kvB to shed float noise. */
+export function btcPerKvbToSatPerVb(btcPerKvb: number): number {
+  return Math.round(btcPerKvb * 1e8) / 1000;
+}

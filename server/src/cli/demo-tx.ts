@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { createRegtestWallet } from '../bitcoin/regtest-wallet.ts';
 import { createRpcClient, RpcTransportError, type RpcClient } from '../bitcoin/rpc-client.ts';
 import { ConfigError, parseConfig, type AppConfig } from '../config/config.ts';
-import { btcPerKvbToSatPerVb } from '../modules/pricing/market-rate.ts';
+import { btcPerKvbToSatPerVb } from '../bitcoin/amounts.ts';
 
 /**
  * `npm run -s demo:tx`: prints a transaction to paste into the portal, made

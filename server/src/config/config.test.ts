@@ -73,6 +73,13 @@ test('BITCOIN_RPC_URL with user and password is an external node', () => {
   assert.equal(config.network, undefined);
 });
 
+test('BITCOIN_ZMQ_URL gives an external node\'s ZMQ sequence endpoint, and means nothing without BITCOIN_RPC_URL', () => {
+  const config = parse({ BITCOIN_RPC_URL: 'http://10.0.0.5:8332', BITCOIN_RPC_COOKIE_FILE: '/c', BITCOIN_ZMQ_URL: 'tcp://10.0.0.5:28332' });
+  assert.equal(config.node.kind === 'external' && config.node.zmqUrl, 'tcp://10.0.0.5:28332');
+  assert.match(problemsOf({ BITCOIN_ZMQ_URL: 'tcp://127.0.0.1:28332' })[0]!, /BITCOIN_ZMQ_URL needs BITCOIN_RPC_URL/);
+  assert.match(problemsOf({ BITCOIN_RPC_URL: 'http://10.0.0.5:8332', BITCOIN_RPC_COOKIE_FILE: '/c', BITCOIN_ZMQ_URL: 'ipc:///tmp/zmq' })[0]!, /^BITCOIN_ZMQ_URL/);
+});
+
 test('BITCOIN_RPC_URL without credentials is refused, naming what is missing', () => {
   const problems = problemsOf({ BITCOIN_RPC_URL: 'http://10.0.0.5:8332' });
   assert.equal(problems.length, 1);

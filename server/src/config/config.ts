@@ -26,6 +26,7 @@ const EnvSchema = Type.Object({
   BITCOIN_NETWORK: Type.Optional(
     Type.Union([Type.Literal('mainnet'), Type.Literal('testnet'), Type.Literal('testnet4'), Type.Literal('signet'), Type.Literal('regtest')]),
   ),
+  BITCOIN_ZMQ_URL: Type.Optional(Type.String({ pattern: '^tcp://', description: "Your own node's -zmqpubsequence endpoint (tcp://host:port): the mempool mirror follows it instead of polling" })),
   BITCOIND: Type.Optional(Type.String({ minLength: 1, description: 'A local bitcoind binary to launch instead of the downloaded one' })),
   BITCOIN_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
   BITCOIN_RPC_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
@@ -56,6 +57,8 @@ export type NodeConfig =
       kind: 'external';
       rpcUrl: string;
       auth: { kind: 'cookie'; cookieFile: string } | { kind: 'userpass'; user: string; password: string };
+      /** The node's -zmqpubsequence endpoint, when it publishes one; otherwise the mempool mirror polls. */
+      zmqUrl?: string;
     }
   | {
       kind: 'embedded';
@@ -130,6 +133,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     if (env.BITCOIND) problems.push('BITCOIND launches a local node and cannot be combined with BITCOIN_RPC_URL');
   } else {
     if (env.BITCOIN_RPC_COOKIE_FILE || hasUser) problems.push('BITCOIN_RPC_COOKIE_FILE/USER/PASSWORD need BITCOIN_RPC_URL');
+    if (env.BITCOIN_ZMQ_URL) problems.push('BITCOIN_ZMQ_URL needs BITCOIN_RPC_URL: the embedded node publishes on REGTEST_ZMQ_PORT');
     // An invalid network name is already reported above; this is about a valid one.
     if (env.BITCOIN_NETWORK && NETWORKS.includes(env.BITCOIN_NETWORK) && env.BITCOIN_NETWORK !== 'regtest') {
       problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
@@ -153,6 +157,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
         auth: env.BITCOIN_RPC_COOKIE_FILE
           ? { kind: 'cookie', cookieFile: env.BITCOIN_RPC_COOKIE_FILE }
           : { kind: 'userpass', user: env.BITCOIN_RPC_USER!, password: env.BITCOIN_RPC_PASSWORD! },
+        ...(env.BITCOIN_ZMQ_URL ? { zmqUrl: env.BITCOIN_ZMQ_URL } : {}),
       }
     : {
         kind: 'embedded',

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { BlockAssemblerOptions, BlockProjection } from './block-assembler.ts';
+import type { FeeHistogramCounts } from './fee-histogram.ts';
 import { snapshotBuffers, type MempoolSnapshot } from './mempool-snapshot.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface TimedProjection extends BlockProjection {
   workingBytes: number;
   /** The snapshot projected, handed back: its buffers can take the next copy (cloneSnapshot's `reuse`). */
   snapshot: MempoolSnapshot;
+  /** The mempool's fee-rate histogram, when the worker was given bucket bounds (fee-histogram.ts). */
+  histogram: FeeHistogramCounts | undefined;
 }
 
 export interface ProjectionWorker {
@@ -41,6 +44,8 @@ export interface ProjectionRequest {
   id: number;
   snapshot: MempoolSnapshot;
   options: BlockAssemblerOptions;
+  /** Lower bounds (sat/vB, ascending) of the histogram buckets to count, if any. */
+  histogramBounds: readonly number[] | undefined;
 }
 
 export type ProjectionReply =
@@ -56,8 +61,9 @@ interface Job {
 
 const WORKER_URL = new URL('./block-assembler.worker.ts', import.meta.url);
 
-export function createProjectionWorker(options: { assembler?: BlockAssemblerOptions } = {}): ProjectionWorker {
+export function createProjectionWorker(options: { assembler?: BlockAssemblerOptions; histogramBounds?: readonly number[] } = {}): ProjectionWorker {
   const assemblerOptions = options.assembler ?? {};
+  const histogramBounds = options.histogramBounds;
   let worker: Worker | undefined;
   let running: Job | undefined;
   let waiting: Job | undefined;
@@ -79,8 +85,8 @@ export function createProjectionWorker(options: { assembler?: BlockAssemblerOpti
       if (!job || job.id !== reply.id) return;
       running = undefined;
       if (reply.ok) {
-        const { projection, snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes } = reply;
-        job.resolve({ ...projection, snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes });
+        const { projection, snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes, histogram } = reply;
+        job.resolve({ ...projection, snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes, histogram });
       } else {
         job.reject(new Error(`Block projection failed: ${reply.message}`));
       }
@@ -110,7 +116,7 @@ export function createProjectionWorker(options: { assembler?: BlockAssemblerOpti
     running = job;
     const target = getWorker();
     target.ref();
-    const request: ProjectionRequest = { id: job.id, snapshot: job.snapshot, options: assemblerOptions };
+    const request: ProjectionRequest = { id: job.id, snapshot: job.snapshot, options: assemblerOptions, histogramBounds };
     try {
       target.postMessage(request, snapshotBuffers(job.snapshot));
     } catch (error) {

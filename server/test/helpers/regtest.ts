@@ -34,6 +34,12 @@ export interface TestNode extends LaunchedNode, RegtestWallet {
   startupMs: number;
   /** Stops the node and deletes its temporary datadir. */
   stop(): Promise<void>;
+  /**
+   * Stops the node and starts it again on the same datadir and ports, as an
+   * operator's restart does (the mempool comes back from mempool.dat). `rpc`
+   * and the wallet keep working: the RPC client re-reads the new cookie.
+   */
+  restart(): Promise<void>;
 }
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -45,25 +51,27 @@ export async function startTestNode(options: StartTestNodeOptions = {}): Promise
   const started = Date.now();
   const datadir = await mkdtemp(join(tmpdir(), 'regtest-'));
   let launched: LaunchedNode | undefined;
+  let ports: { rpcPort: number; p2pPort: number; zmqPort: number } | undefined;
+  const launch = (at: { rpcPort: number; p2pPort: number; zmqPort: number }) =>
+    launchRegtestNode({
+      datadir,
+      ...at,
+      cacheDir: KNOTS_CACHE_DIR,
+      // Test configuration, not the portal's: the app itself reads BITCOIND via its config schema.
+      bitcoindPath: process.env.BITCOIND || undefined,
+      extraArgs: options.extraArgs ?? [],
+      log: (message) => {
+        // The one-off download takes seconds: say so; the rest is debug chatter (NODE_DEBUG=regtest).
+        if (/download/i.test(message)) process.stderr.write(`[regtest] ${message}\n`);
+        else debug(message);
+      },
+    });
   try {
     for (let attempt = 1; ; attempt++) {
       const [rpcPort, p2pPort, zmqPort] = (await freePorts(3)) as [number, number, number];
       try {
-        launched = await launchRegtestNode({
-          datadir,
-          rpcPort,
-          p2pPort,
-          zmqPort,
-          cacheDir: KNOTS_CACHE_DIR,
-          // Test configuration, not the portal's: the app itself reads BITCOIND via its config schema.
-          bitcoindPath: process.env.BITCOIND || undefined,
-          extraArgs: options.extraArgs ?? [],
-          log: (message) => {
-            // The one-off download takes seconds: say so; the rest is debug chatter (NODE_DEBUG=regtest).
-            if (/download/i.test(message)) process.stderr.write(`[regtest] ${message}\n`);
-            else debug(message);
-          },
-        });
+        ports = { rpcPort, p2pPort, zmqPort };
+        launched = await launch(ports);
         break;
       } catch (error) {
         // Another process may have grabbed a port between freePorts() and bitcoind's bind.
@@ -75,7 +83,8 @@ export async function startTestNode(options: StartTestNodeOptions = {}): Promise
     await rm(datadir, { recursive: true, force: true });
     throw error;
   }
-  const node = launched;
+  let node = launched;
+  const at = ports;
   const testNode: TestNode = {
     ...node,
     ...createRegtestWallet(node.rpc),
@@ -83,6 +92,11 @@ export async function startTestNode(options: StartTestNodeOptions = {}): Promise
     async stop() {
       await node.stop();
       await rm(datadir, { recursive: true, force: true });
+    },
+    async restart() {
+      await node.stop();
+      node = await launch(at);
+      testNode.pid = node.pid;
     },
   };
   testNode.startupMs = Date.now() - started;

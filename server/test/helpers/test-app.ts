@@ -7,7 +7,9 @@ import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts
 import type { Database } from '../../src/db/database.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
-import { createTemplateMarketSource } from '../../src/modules/pricing/market-rate.ts';
+import type { MempoolEngine, MempoolEngineOptions } from '../../src/mempool/mempool-engine.ts';
+import { createEngineMarketSource } from '../../src/modules/pricing/market-rate.ts';
+import { createPortalMempool } from '../../src/runtime.ts';
 import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
 import { createRecordKeeper, type RecordKeeper } from '../../src/modules/submission/record-keeper.ts';
 import type { TestNode } from './regtest.ts';
@@ -27,6 +29,8 @@ export interface TestApp {
   settings: SettingsStore;
   audit: AuditWriter;
   records: RecordKeeper;
+  /** The app's mempool engine (started; stopped by close()). */
+  mempool: MempoolEngine;
   /** Sets a setting row directly (the staff API comes later) and drops the cache. */
   setSetting(item: string, value: string): Promise<void>;
   close(): Promise<void>;
@@ -45,6 +49,13 @@ export interface TestAppOptions {
   staff?: AppDeps['staff'];
   /** Serve the built web app from here (browser tests). */
   webDistDir?: string;
+  /**
+   * The mempool engine: `synced` by default (every read catches up with the
+   * node first, so a test sees its own mempool changes at once), following
+   * the node's ZMQ notifications unless `zmq` is false or `rpc` points
+   * elsewhere.
+   */
+  mempool?: { consistency?: MempoolEngineOptions['consistency']; zmq?: boolean };
 }
 
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
@@ -60,11 +71,14 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   const audit = createAuditWriter(db, quietLog, { flushIntervalMs: options.auditFlushIntervalMs ?? 20 });
   const spoolDir = await mkdtemp(path.join(tmpdir(), 'portal-spool-'));
   const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50 });
+  const zmqUrl = node && !options.rpc && options.mempool?.zmq !== false ? node.zmqSequenceUrl : undefined;
+  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced' });
   const app = await buildApp({
     db,
     rpc,
     clock,
-    market: createTemplateMarketSource(rpc, clock, { ttlMs: 0, maxStaleMs: 0 }),
+    market: createEngineMarketSource(mempool),
+    mempool,
     settings,
     audit,
     records,
@@ -78,6 +92,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     },
   });
   await app.ready();
+  mempool.start();
   return {
     app,
     db,
@@ -85,6 +100,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     settings,
     audit,
     records,
+    mempool,
     async setSetting(item, value) {
       const { rowCount } = await db.query('UPDATE settings SET value = $2 WHERE item = $1', [item, value]);
       if (rowCount !== 1) throw new Error(`No setting ${item}`);
@@ -92,6 +108,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     },
     async close() {
       await app.close();
+      await mempool.stop();
       await rm(spoolDir, { recursive: true, force: true });
     },
   };

@@ -520,10 +520,17 @@ export interface paths {
                                     block_time: number | null;
                                 };
                             };
-                            /** @description not_in_mempool: recorded by the portal but no longer in the node's mempool (replaced or evicted) */
+                            /** @description not_in_mempool: it left the node's mempool without being mined (`removal` says why) */
                             state: "in_mempool" | "confirmed" | "not_in_mempool";
+                            removal: {
+                                /** @description replaced: another transaction spending the same inputs took its place (replace-by-fee); conflicted: a transaction spending the same inputs was mined; evicted: dropped (expired, or the mempool was full) with its inputs still unspent, so it can be submitted again; unknown: it left without being mined, and the portal holds too little of it to say why */
+                                reason: "replaced" | "conflicted" | "evicted" | "unknown";
+                                replaced_by: string | null;
+                                message: string;
+                            } | null;
                             last_24h_odds: number | null;
                             last_7d_odds: number | null;
+                            expected_next_block_seconds: number | null;
                             market_rate: number | null;
                             functional_rate: number | null;
                         };
@@ -2683,6 +2690,175 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mempool/api/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The /mempool/ dashboard: projected blocks, fee histogram, recent blocks, the pool's share */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The node's network: mainnet, testnet, testnet4, signet or regtest */
+                            network: string;
+                            /** @description When the engine last updated (Unix ms) */
+                            updatedAtMs: number;
+                            /** @description How far the mirror trails the node (ms) */
+                            lagMs: number;
+                            mempool: {
+                                txCount: number;
+                                vsize: number;
+                                /** @description sats */
+                                totalFees: number;
+                            };
+                            /** @description The next blocks the pool would build, in order */
+                            projectedBlocks: {
+                                /** @description 0 = the next block the pool would build */
+                                index: number;
+                                txCount: number;
+                                /** @description weight units; a full block is 4,000,000 */
+                                weight: number;
+                                vsize: number;
+                                /** @description sats */
+                                totalFees: number;
+                                /** @description Lowest fee rate in the block (sat/vB) */
+                                minRate: number;
+                                /** @description Highest fee rate in the block (sat/vB) */
+                                maxRate: number;
+                                /** @description Median fee rate in the block (sat/vB) */
+                                medianRate: number;
+                            }[];
+                            /** @description The mempool by fee rate, ascending bounds */
+                            histogram: {
+                                /** @description Lower bound of the bucket; it runs to the next bucket's bound (sat/vB) */
+                                minRate: number;
+                                txCount: number;
+                                vsize: number;
+                            }[];
+                            /** @description The latest mined blocks, newest first */
+                            recentBlocks: {
+                                height: number;
+                                hash: string;
+                                /** @description Unix seconds (block header time) */
+                                time: number;
+                                txCount: number;
+                                /** @description Mined by this pool (recognised by its coinbase tag or payout addresses) */
+                                ours: boolean;
+                            }[];
+                            poolShare: {
+                                last24h: number | null;
+                                last7d: number | null;
+                                expectedNextBlockSeconds: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mempool/api/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The /mempool/ dashboard, live: Server-Sent Events of every new state */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events: `event: state` with the state as one JSON data line (the shape of GET /mempool/api/state), the current state at once when there is one, then each update (at most one a second, the newest); a comment line every 15 s keeps the stream open. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

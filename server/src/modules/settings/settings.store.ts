@@ -13,6 +13,10 @@ export interface PortalSettings {
   maintenanceMode: boolean;
   contactEmail: string;
   companyUrl: string;
+  /** Text in the coinbase scriptSig that marks the pool's own blocks ('' when unset). */
+  poolCoinbaseTag: string;
+  /** Addresses the pool's coinbases pay (the comma-separated setting, trimmed, blanks dropped). */
+  poolPayoutAddresses: string[];
 }
 
 export interface SettingsStore {
@@ -39,6 +43,8 @@ export function parsePortalSettings(rows: SettingRow[]): PortalSettings {
     maintenanceMode: map.get('maintenance_mode') === 'true',
     contactEmail: map.get('contact_email') ?? '',
     companyUrl: map.get('company_url') ?? '',
+    poolCoinbaseTag: (map.get('pool_coinbase_tag') ?? '').trim(),
+    poolPayoutAddresses: (map.get('pool_payout_addresses') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
   };
 }
 

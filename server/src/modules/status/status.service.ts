@@ -1,18 +1,20 @@
 import { btcToSats } from '../../bitcoin/amounts.ts';
 import { RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
-import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import type { Queryable } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
-import type { MarketRateSource } from '../pricing/market-rate.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { RemovedTx } from '../../mempool/mempool-mirror.ts';
+import { findRemoval, removal } from './removal-finder.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
-interface MempoolEntry {
-  vsize: number;
-  weight: number;
-  time: number;
-  ancestorsize: number;
-  fees: { base: number; ancestor: number };
-}
+/**
+ * GET /rest-api/status-check: where a transaction is, from the mempool
+ * engine first (its place in the projected blocks, its functional rate, the
+ * rate to beat, the pool's odds), then the chain (mined: block hash, height
+ * and time), then the portal's records and the engine's memory (gone: why,
+ * and what replaced it). Unknown to all of them: 404.
+ */
 
 interface VerboseTx {
   size: number;
@@ -22,6 +24,15 @@ interface VerboseTx {
   blockhash?: string;
   blocktime?: number;
   confirmations?: number;
+  in_active_chain?: boolean;
+}
+
+interface MempoolEntry {
+  vsize: number;
+  weight: number;
+  time: number;
+  ancestorsize: number;
+  fees: { base: number; modified: number; ancestor: number };
 }
 
 interface SubmissionRow {
@@ -35,107 +46,99 @@ interface SubmissionRow {
   block_hash: string | null;
   block_height: number | null;
   block_time: Date | null;
+  tx_hex: string;
+  replaced_by: string | null;
 }
 
 export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: the mining node has not seen it and it was not submitted here.';
 
+/** How long a request waits for the engine to project a transaction the node has just taken. */
+const CATCH_UP_MS = 2_000;
+
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
-export function createStatusService(deps: { db: Queryable; rpc: RpcClient; market: MarketRateSource }) {
-  const { db, rpc, market } = deps;
+export interface StatusDeps {
+  db: Queryable;
+  rpc: RpcClient;
+  mempool: MempoolReader;
+  log: Logger;
+}
+
+export function createStatusService(deps: StatusDeps) {
+  const { db, rpc, mempool } = deps;
 
   async function check(rawTxid: string): Promise<StatusResponse> {
     const txid = rawTxid.trim().toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(txid)) throw new ApiError(400, 'tx_id must be a transaction id of 64 hexadecimal characters.');
 
     const { rows } = await db.query<SubmissionRow>(
-      `SELECT size, vsize, weight, fee, functional_rate, created_at, status, block_hash, block_height, block_time
+      `SELECT size, vsize, weight, fee, functional_rate, created_at, status, block_hash, block_height, block_time, tx_hex, replaced_by
        FROM tx_submissions WHERE txid = $1`,
       [txid],
     );
     const recorded = rows[0];
 
     try {
-      const snapshot = await market.snapshot();
-      // The mempool first: the common case while a user watches the page.
-      // The raw transaction is fetched only for its size, and only when the
-      // portal has not recorded it: the page polls every 30 seconds.
-      const [entry, raw] = await rpc.batch<unknown>([
-        { method: 'getmempoolentry', params: [txid] },
-        ...(recorded ? [] : [{ method: 'getrawtransaction', params: [txid, 0] }]),
-      ]);
-      if (entry?.ok) {
-        const e = entry.result as MempoolEntry;
-        const size = recorded?.size ?? (raw?.ok ? decodeTxHex(raw.result as string).size : null);
-        const fee = btcToSats(e.fees.base);
-        const functional = Math.min(fee / e.vsize, btcToSats(e.fees.ancestor) / e.ancestorsize);
-        // The node reuses a template for up to 5 s while the mempool changes, so a
-        // transaction just accepted may be missing from it: one that beats the
-        // template's lowest rate is in the next block all the same.
-        const nextBlock = snapshot.nextBlockTxids.has(txid) || functional >= snapshot.marketRate;
-        return {
-          transaction: {
-            txid,
-            weight: e.weight,
-            fee,
-            size,
-            vsize: e.vsize,
-            firstSeen: e.time,
-            position: { block: nextBlock ? 0 : 1, vsize: null },
-            status: { confirmed: false, block_hash: null, block_height: null, block_time: null },
-          },
-          state: 'in_mempool',
-          last_24h_odds: null,
-          last_7d_odds: null,
-          market_rate: snapshot.marketRate,
-          functional_rate: functional,
-        };
+      let view = await mempool.view();
+      let tx = view.transaction(txid);
+      let entry: MempoolEntry | undefined;
+      if (!tx?.projected) {
+        // Not projected yet, or not even mirrored: the node may have taken it a moment ago.
+        entry = tx ? undefined : await mempoolEntry(txid);
+        if (tx || entry) {
+          view = await mempool.viewWith(txid, CATCH_UP_MS);
+          tx = view.transaction(txid) ?? tx;
+        }
+      }
+      const odds = await mempool.odds();
+      const poolOdds = { last_24h_odds: odds.last24h, last_7d_odds: odds.last7d, expected_next_block_seconds: odds.expectedNextBlockSeconds };
+
+      if (tx || entry) {
+        const size = recorded?.size ?? (await rawSize(txid));
+        return { ...inMempool(txid, view, tx, entry, size), ...poolOdds };
       }
 
-      // Not in the mempool: mined (found through the node's transaction index), or gone.
-      const mined = await findMined(txid);
+      // Not in the mempool: mined, or gone.
+      const gone = mempool.removal(txid);
+      const mined = await findMined(txid, gone);
       if (mined) {
         return {
           transaction: {
             txid,
             weight: mined.tx.weight,
-            fee: mined.tx.fee !== undefined ? btcToSats(mined.tx.fee) : (recorded?.fee ?? null),
+            fee: mined.tx.fee !== undefined ? btcToSats(mined.tx.fee) : (recorded?.fee ?? gone?.fee ?? null),
             size: mined.tx.size,
             vsize: mined.tx.vsize,
-            firstSeen: recorded ? unix(recorded.created_at) : null,
+            firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
             position: { block: null, vsize: null },
             status: { confirmed: true, block_hash: mined.tx.blockhash!, block_height: mined.height, block_time: mined.tx.blocktime ?? null },
           },
           state: 'confirmed',
-          last_24h_odds: null,
-          last_7d_odds: null,
-          market_rate: snapshot.marketRate,
+          removal: null,
+          ...poolOdds,
+          market_rate: view.marketRate,
           functional_rate: recorded?.functional_rate ?? null,
         };
       }
-      if (!recorded) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
-      const confirmed = recorded.status === 'confirmed';
+      if (!recorded && !gone) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
+      if (recorded?.status === 'confirmed') return { ...recordedConfirmed(txid, recorded, view), ...poolOdds };
+      const why = recorded ? await findRemoval(deps, txid, recorded) : removal('unknown');
       return {
         transaction: {
           txid,
-          weight: recorded.weight,
-          fee: recorded.fee,
-          size: recorded.size,
-          vsize: recorded.vsize,
-          firstSeen: unix(recorded.created_at),
+          weight: recorded?.weight ?? gone?.weight ?? null,
+          fee: recorded?.fee ?? gone?.fee ?? null,
+          size: recorded?.size ?? null,
+          vsize: recorded?.vsize ?? gone?.vsize ?? null,
+          firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
           position: { block: null, vsize: null },
-          status: {
-            confirmed,
-            block_hash: recorded.block_hash,
-            block_height: recorded.block_height,
-            block_time: recorded.block_time ? unix(recorded.block_time) : null,
-          },
+          status: { confirmed: false, block_hash: null, block_height: null, block_time: null },
         },
-        state: confirmed ? 'confirmed' : 'not_in_mempool',
-        last_24h_odds: null,
-        last_7d_odds: null,
-        market_rate: snapshot.marketRate,
-        functional_rate: recorded.functional_rate,
+        state: 'not_in_mempool',
+        removal: why,
+        ...poolOdds,
+        market_rate: view.marketRate,
+        functional_rate: recorded?.functional_rate ?? null,
       };
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -144,18 +147,99 @@ export function createStatusService(deps: { db: Queryable; rpc: RpcClient; marke
     }
   }
 
-  /** Verbosity 2 includes the fee when the node keeps undo data; needs -txindex for mined transactions. */
-  async function findMined(txid: string): Promise<{ tx: VerboseTx; height: number } | undefined> {
-    let tx: VerboseTx;
+  function inMempool(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
+    const status = { confirmed: false, block_hash: null, block_height: null, block_time: null };
+    if (tx?.projected) {
+      return {
+        transaction: { txid, weight: tx.weight, fee: tx.fee, size, vsize: tx.vsize, firstSeen: tx.firstSeen, position: tx.position ?? { block: null, vsize: null }, status },
+        state: 'in_mempool',
+        removal: null,
+        market_rate: view.marketRate,
+        functional_rate: tx.functionalRate,
+      };
+    }
+    // The engine has not projected it yet (it trails the node by a moment): the node's entry, and its
+    // ancestor score (CompareTxMemPoolEntryByAncestorFee: the lower of its own rate and its package's) against the rate to beat.
+    const fee = tx?.fee ?? btcToSats(entry!.fees.base);
+    const vsize = tx?.vsize ?? entry!.vsize;
+    const functional = entry ? Math.min(btcToSats(entry.fees.modified) / entry.vsize, btcToSats(entry.fees.ancestor) / entry.ancestorsize) : (tx?.modifiedFee ?? fee) / vsize;
+    return {
+      transaction: {
+        txid,
+        weight: tx?.weight ?? entry!.weight,
+        fee,
+        size,
+        vsize,
+        firstSeen: tx?.firstSeen ?? entry!.time,
+        position: { block: functional >= view.marketRate ? 0 : null, vsize: null },
+        status,
+      },
+      state: 'in_mempool',
+      removal: null,
+      market_rate: view.marketRate,
+      functional_rate: functional,
+    };
+  }
+
+  function recordedConfirmed(txid: string, recorded: SubmissionRow, view: MempoolView): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
+    return {
+      transaction: {
+        txid,
+        weight: recorded.weight,
+        fee: recorded.fee,
+        size: recorded.size,
+        vsize: recorded.vsize,
+        firstSeen: unix(recorded.created_at),
+        position: { block: null, vsize: null },
+        status: { confirmed: true, block_hash: recorded.block_hash, block_height: recorded.block_height, block_time: recorded.block_time ? unix(recorded.block_time) : null },
+      },
+      state: 'confirmed',
+      removal: null,
+      market_rate: view.marketRate,
+      functional_rate: recorded.functional_rate,
+    };
+  }
+
+  async function mempoolEntry(txid: string): Promise<MempoolEntry | undefined> {
     try {
-      tx = await rpc.call<VerboseTx>('getrawtransaction', [txid, 2]);
+      return await rpc.call<MempoolEntry>('getmempoolentry', [txid]);
     } catch (error) {
       if (error instanceof RpcError) return undefined;
       throw error;
     }
-    if (!tx.blockhash || !tx.confirmations) return undefined;
-    const header = await rpc.call<{ height: number }>('getblockheader', [tx.blockhash, true]);
-    return { tx, height: header.height };
+  }
+
+  /** The serialized size, witness included: half the raw hex's length. */
+  async function rawSize(txid: string): Promise<number | null> {
+    try {
+      return (await rpc.call<string>('getrawtransaction', [txid, 0])).length / 2;
+    } catch (error) {
+      if (error instanceof RpcError) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Mined: in the block the engine saw take it (getrawtransaction with a
+   * block hash needs no -txindex), or found through the node's transaction
+   * index. Verbosity 2 includes the fee when the node keeps undo data.
+   */
+  async function findMined(txid: string, gone: RemovedTx | undefined): Promise<{ tx: VerboseTx; height: number } | undefined> {
+    const attempts: unknown[][] = gone?.reason === 'mined' && gone.blockHash ? [[txid, 2, gone.blockHash], [txid, 2]] : [[txid, 2]];
+    for (const params of attempts) {
+      let tx: VerboseTx;
+      try {
+        tx = await rpc.call<VerboseTx>('getrawtransaction', params);
+      } catch (error) {
+        if (error instanceof RpcError) continue;
+        throw error;
+      }
+      if (!tx.blockhash || tx.in_active_chain === false || (tx.confirmations !== undefined && tx.confirmations < 1)) continue;
+      const header = await rpc.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash, true]);
+      if (header.confirmations < 1) continue; // a block reorganised out of the chain
+      return { tx, height: header.height };
+    }
+    return undefined;
   }
 
   return { check };

@@ -1,0 +1,118 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RpcCall, RpcClient } from '../bitcoin/rpc-client.ts';
+import { createBlockTracker } from './block-tracker.ts';
+import { poolRecogniser } from './pool-identity.ts';
+
+/**
+ * The pool's share over the last 144 and 1,008 blocks, on a chain held in
+ * memory behind the node's RPC methods: each block read once, a
+ * reorganisation replacing exactly the blocks it replaced.
+ */
+
+interface FakeBlock {
+  hash: string;
+  height: number;
+  prev: string | undefined;
+  tag: string;
+  address: string;
+}
+
+function fakeChain() {
+  const blocks = new Map<string, FakeBlock>();
+  let active: string[] = [];
+  const fetched: string[] = [];
+  const extend = (count: number, tag: (height: number) => string, fork = '') => {
+    for (let i = 0; i < count; i++) {
+      const height = active.length;
+      const hash = `${fork}${height}`.padStart(64, 'f');
+      blocks.set(hash, { hash, height, prev: active.at(-1), tag: tag(height), address: tag(height) === 'pool' ? 'bc1qpool' : 'bc1qother' });
+      active.push(hash);
+    }
+    return { hash: active.at(-1)!, height: active.length - 1 };
+  };
+  const answer = (method: string, params: unknown[]): unknown => {
+    if (method === 'getblockhash') return active[params[0] as number];
+    const block = blocks.get(params[method === 'getrawtransaction' ? 2 : 0] as string)!;
+    if (method === 'getblock') {
+      fetched.push(block.hash);
+      return { hash: block.hash, height: block.height, time: 1_700_000_000 + block.height * 600, nTx: 1, previousblockhash: block.prev, tx: [`cb${block.hash}`] };
+    }
+    if (method === 'getblockheader') return { height: block.height, previousblockhash: block.prev };
+    if (method === 'getrawtransaction') return { vin: [{ coinbase: Buffer.from(`\x03abc/${block.tag}/`).toString('hex') }], vout: [{ scriptPubKey: { address: block.address } }, { scriptPubKey: {} }] };
+    throw new Error(`unexpected ${method}`);
+  };
+  const rpc = {
+    call: async <T>(method: string, params: unknown[] = []) => answer(method, params) as T,
+    batch: async <T>(calls: RpcCall[]) => calls.map((c) => ({ ok: true, result: answer(c.method, c.params ?? []) as T })),
+    wallet: () => rpc,
+  } as RpcClient;
+  return {
+    rpc,
+    fetched,
+    extend,
+    /** Replaces the last `depth` blocks with `count` others. */
+    reorg(depth: number, count: number, tag: (height: number) => string) {
+      active = active.slice(0, active.length - depth);
+      return extend(count, tag, 'r');
+    },
+  };
+}
+
+const quiet = { info() {}, warn() {}, error() {} };
+const byTag = poolRecogniser({ coinbaseTag: '/pool/', payoutAddresses: [], network: 'mainnet' });
+const byAddress = poolRecogniser({ coinbaseTag: '', payoutAddresses: [' bc1qpool ', ''], network: 'mainnet' });
+
+test('shares over the last 144 and 1,008 blocks, each block read once, new tips one block at a time', async () => {
+  const chain = fakeChain();
+  // Every 4th block is the pool's: 25%.
+  let tip = chain.extend(2_000, (h) => (h % 4 === 0 ? 'pool' : 'other'));
+  const tracker = createBlockTracker({ rpc: chain.rpc, log: quiet });
+  await tracker.follow(tip);
+  assert.equal(chain.fetched.length, 1_008, 'the window, once');
+  const odds = tracker.odds(byTag);
+  assert.equal(odds.last24h, 25);
+  assert.equal(odds.last7d, 25);
+  assert.equal(odds.expectedNextBlockSeconds, 2_400);
+  assert.deepEqual(tracker.odds(byAddress).last7d, 25, 'by payout address too');
+  assert.equal(odds.recentBlocks.length, 10);
+  assert.deepEqual(odds.recentBlocks.slice(0, 4).map((b) => [b.height, b.ours]), [[1_999, false], [1_998, false], [1_997, false], [1_996, true]]);
+
+  // The pool mines the next 144: 100% over a day, a seventh more over the week.
+  tip = chain.extend(144, () => 'pool');
+  for (let h = tip.height - 143; h <= tip.height; h++) await tracker.follow({ hash: `${h}`.padStart(64, 'f'), height: h });
+  assert.equal(chain.fetched.length, 1_008 + 144, 'one block per new tip');
+  assert.equal(tracker.odds(byTag).last24h, 100);
+  assert.equal(tracker.odds(byTag).last7d, Math.round((10_000 * (144 + (1_008 - 144) / 4)) / 1_008) / 100);
+  assert.equal(tracker.odds(byTag).expectedNextBlockSeconds, 600);
+});
+
+test('a reorganisation is followed by hash: only the new blocks are read, the replaced ones no longer count', async () => {
+  const chain = fakeChain();
+  const tip = chain.extend(300, () => 'pool');
+  const tracker = createBlockTracker({ rpc: chain.rpc, log: quiet });
+  await tracker.follow(tip);
+  assert.equal(tracker.odds(byTag).last24h, 100);
+  const before = chain.fetched.length;
+  const forked = chain.reorg(3, 4, () => 'other');
+  await tracker.follow(forked);
+  assert.equal(chain.fetched.length - before, 4, 'the four new blocks');
+  assert.equal(tracker.odds(byTag).last24h, Math.round((10_000 * 140) / 144) / 100);
+  assert.equal(tracker.blocks()[0]!.hash, forked.hash);
+  assert.equal(new Set(tracker.blocks().map((b) => b.height)).size, tracker.blocks().length, 'one block per height');
+});
+
+test('a young chain is judged on the blocks it has; without pool settings the odds are unknown', async () => {
+  const chain = fakeChain();
+  const tip = chain.extend(103, (h) => (h < 3 ? 'other' : 'pool'));
+  const tracker = createBlockTracker({ rpc: chain.rpc, log: quiet });
+  await tracker.follow(tip);
+  assert.equal(tracker.odds(byTag).last24h, Math.round((10_000 * 100) / 103) / 100);
+  const unknown = tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: [], network: 'mainnet' }));
+  assert.deepEqual([unknown.last24h, unknown.last7d, unknown.expectedNextBlockSeconds], [null, null, null]);
+  assert.equal(unknown.recentBlocks.every((b) => !b.ours), true);
+  // On regtest, with nothing configured, the project's own node mined every block.
+  assert.equal(tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: [], network: 'regtest' })).last24h, 100);
+  const none = tracker.odds(poolRecogniser({ coinbaseTag: 'NeverMined', payoutAddresses: [], network: 'regtest' }));
+  assert.deepEqual([none.last24h, none.last7d, none.expectedNextBlockSeconds], [0, 0, null]);
+});

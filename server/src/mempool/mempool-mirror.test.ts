@@ -1,0 +1,202 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assembleBlocks } from './block-assembler.ts';
+import { MempoolMirror, type MirrorEntry } from './mempool-mirror.ts';
+import { assertValidSnapshot, encodeMempoolSnapshot, sigopCostFloor, txidAt, type MempoolSnapshot } from './mempool-snapshot.ts';
+
+/**
+ * The mirror against a model of plain objects, under random additions
+ * (with parents, and with children already present, as a reorganisation
+ * brings back), removals in any order, and mined removals: its snapshot
+ * must hold exactly the model's transactions and links, and project exactly
+ * as the model's own snapshot does.
+ */
+
+/** Mulberry32: deterministic for a seed. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const txid = (n: number) => n.toString(16).padStart(64, '0');
+
+interface ModelTx {
+  entry: MirrorEntry;
+  parents: Set<string>;
+}
+
+function entryOf(random: () => number, depends: string[] = [], spentby: string[] = []): MirrorEntry {
+  const vsize = 100 + Math.floor(random() * 900);
+  const fee = Math.floor(vsize * (1 + random() * 50));
+  return { fee, modifiedFee: random() < 0.1 ? fee + 10_000 : fee, vsize, weight: 4 * vsize - Math.floor(random() * 3), time: 1_700_000_000 + Math.floor(random() * 1000), depends, spentby };
+}
+
+/** The snapshot as txid → (fields, parent txids). */
+function decode(snapshot: MempoolSnapshot) {
+  const ids = Array.from({ length: snapshot.count }, (_, i) => txidAt(snapshot, i));
+  return new Map(ids.map((id, i) => [id, {
+    fee: snapshot.fee[i]!,
+    modifiedFee: snapshot.modifiedFee[i]!,
+    vsize: snapshot.vsize[i]!,
+    weight: snapshot.weight[i]!,
+    sigops: snapshot.sigops[i]!,
+    parents: new Set([...snapshot.parents.subarray(snapshot.parentStart[i], snapshot.parentStart[i + 1])].map((p) => ids[p]!)),
+  }]));
+}
+
+function assertMatchesModel(mirror: MempoolMirror, model: Map<string, ModelTx>, snapshot: MempoolSnapshot): void {
+  assertValidSnapshot(snapshot);
+  assert.equal(snapshot.count, model.size);
+  assert.equal(mirror.count, model.size);
+  const decoded = decode(snapshot);
+  for (const [id, tx] of model) {
+    const got = decoded.get(id);
+    assert.ok(got, `${id} is in the snapshot`);
+    assert.deepEqual(
+      { fee: got.fee, modifiedFee: got.modifiedFee, vsize: got.vsize, weight: got.weight, sigops: got.sigops, parents: [...got.parents].sort() },
+      { fee: tx.entry.fee, modifiedFee: tx.entry.modifiedFee, vsize: tx.entry.vsize, weight: tx.entry.weight, sigops: sigopCostFloor(tx.entry.vsize, tx.entry.weight), parents: [...tx.parents].sort() },
+      id,
+    );
+  }
+  const totals = [...model.values()].reduce((a, t) => ({ vsize: a.vsize + t.entry.vsize, fee: a.fee + t.entry.fee }), { vsize: 0, fee: 0 });
+  assert.deepEqual(mirror.totals, { txCount: model.size, vsize: totals.vsize, totalFees: totals.fee });
+}
+
+/** The model's own snapshot, in the same order as `snapshot`, so projections compare index for index. */
+function modelSnapshot(model: Map<string, ModelTx>, snapshot: MempoolSnapshot): MempoolSnapshot {
+  const order = Array.from({ length: snapshot.count }, (_, i) => txidAt(snapshot, i));
+  return encodeMempoolSnapshot(order.map((id) => {
+    const tx = model.get(id)!;
+    return { txid: id, fee: tx.entry.fee, modifiedFee: tx.entry.modifiedFee, vsize: tx.entry.vsize, weight: tx.entry.weight, depends: [...tx.parents] };
+  }));
+}
+
+test('random additions, removals and blocks: the snapshot is the model, and projects as the model does', () => {
+  const random = generator(42);
+  const mirror = new MempoolMirror();
+  const model = new Map<string, ModelTx>();
+  let next = 1;
+  let reuse: MempoolSnapshot | undefined;
+  const pick = () => {
+    const ids = [...model.keys()];
+    return ids[Math.floor(random() * ids.length)]!;
+  };
+  for (let round = 0; round < 40; round++) {
+    for (let op = 0; op < 250; op++) {
+      const draw = random();
+      if (draw < 0.55 || model.size < 20) {
+        // A new transaction, often spending one or two held ones; sometimes naming a parent already gone.
+        const depends = model.size > 0 && random() < 0.5 ? [pick(), ...(random() < 0.2 ? [pick()] : [])] : [];
+        if (random() < 0.05) depends.push(txid(999_999_999));
+        const id = txid(next++);
+        const entry = entryOf(random, [...new Set(depends)]);
+        assert.equal(mirror.add(id, entry, 0), true);
+        model.set(id, { entry, parents: new Set(depends.filter((d) => model.has(d))) });
+      } else if (draw < 0.6) {
+        // Back from a disconnected block: children already held name it as a parent now.
+        const id = txid(next++);
+        const children = [...new Set([pick(), pick()])];
+        const entry = entryOf(random, [], children);
+        mirror.add(id, entry, 0);
+        model.set(id, { entry, parents: new Set() });
+        for (const c of children) model.get(c)!.parents.add(id);
+      } else {
+        const id = pick();
+        const mined = draw < 0.8;
+        assert.equal(mirror.remove(id, mined ? 'mined' : 'removed', 5, mined ? 'b'.repeat(64) : undefined), true);
+        model.delete(id);
+        for (const tx of model.values()) tx.parents.delete(id);
+        const gone = mirror.removal(id);
+        assert.equal(gone?.reason, mined ? 'mined' : 'removed');
+        assert.equal(gone?.blockHash, mined ? 'b'.repeat(64) : undefined);
+      }
+    }
+    assert.equal(mirror.add(pick(), entryOf(random), 0), false, 'a transaction already held is not added twice');
+    const taken = mirror.snapshot(reuse);
+    assertMatchesModel(mirror, model, taken.snapshot);
+    const ours = assembleBlocks(taken.snapshot, { maxBlocks: 3, maxBlockWeight: 400_000 });
+    const theirs = assembleBlocks(modelSnapshot(model, taken.snapshot), { maxBlocks: 3, maxBlockWeight: 400_000 });
+    assert.deepEqual(ours, theirs, `round ${round}: the same projection`);
+    reuse = taken.snapshot;
+  }
+  assert.ok(mirror.slotsInUse < 2 * model.size + 300, 'freed slots are reused');
+  const compact = mirror.compacted();
+  assertMatchesModel(compact, model, compact.snapshot().snapshot);
+});
+
+test('a view of a snapshot finds what it held, and not what came or went since, even in a reused slot', () => {
+  const random = generator(7);
+  const mirror = new MempoolMirror();
+  for (let n = 1; n <= 10; n++) mirror.add(txid(n), entryOf(random), 0);
+  const taken = mirror.snapshot();
+  const kept = mirror.projectedIndex(txid(3), taken);
+  assert.equal(txidAt(taken.snapshot, kept), txid(3));
+  mirror.remove(txid(5), 'removed', 0);
+  mirror.add(txid(11), entryOf(random), 0); // takes slot 5's place
+  assert.equal(mirror.slotOf(txid(11)), 4);
+  assert.equal(mirror.projectedIndex(txid(11), taken), -1, 'arrived after the snapshot');
+  assert.equal(mirror.projectedIndex(txid(5), taken), -1, 'left after the snapshot');
+  assert.equal(mirror.projectedIndex(txid(3), taken), kept);
+  assert.equal(mirror.projectedIndex(txid(99), taken), -1);
+});
+
+test('changes are timed, for the lag: the oldest since the last snapshot', () => {
+  const random = generator(9);
+  const mirror = new MempoolMirror();
+  assert.equal(mirror.snapshot().oldestChangeAtMs, undefined);
+  mirror.add(txid(1), entryOf(random), 1_000);
+  mirror.add(txid(2), entryOf(random), 900);
+  mirror.setModifiedFee(txid(1), 123, 2_000);
+  assert.equal(mirror.pendingSinceMs, 900);
+  const first = mirror.snapshot();
+  assert.equal(first.oldestChangeAtMs, 900);
+  assert.equal(mirror.snapshot().oldestChangeAtMs, undefined);
+  assert.equal(first.snapshot.modifiedFee[0], 123);
+  assert.equal(mirror.setModifiedFee(txid(1), 123, 3_000), false, 'an unchanged fee is no change');
+});
+
+test('departed transactions are remembered up to a bound, oldest forgotten first, and forgotten on return', () => {
+  const random = generator(3);
+  const mirror = new MempoolMirror({ rememberRemoved: 3 });
+  for (let n = 1; n <= 5; n++) mirror.add(txid(n), entryOf(random), 0);
+  for (let n = 1; n <= 5; n++) mirror.remove(txid(n), 'removed', n);
+  assert.deepEqual([1, 2, 3, 4, 5].map((n) => mirror.removal(txid(n)) !== undefined), [false, false, true, true, true]);
+  mirror.add(txid(4), entryOf(random), 0);
+  assert.equal(mirror.removal(txid(4)), undefined);
+  const other = new MempoolMirror();
+  mirror.rememberInto(other);
+  assert.deepEqual([3, 4, 5].map((n) => other.removal(txid(n))?.removedAtMs), [3, undefined, 5]);
+});
+
+test('a mempool that grows, drains and grows again keeps its links through pool compactions', () => {
+  const random = generator(5);
+  const mirror = new MempoolMirror();
+  const model = new Map<string, ModelTx>();
+  let next = 1;
+  for (let wave = 0; wave < 4; wave++) {
+    // Chains of up to 25, each transaction spending the previous one.
+    for (let n = 0; n < 4_000; n++) {
+      const id = txid(next++);
+      const parent = n % 25 === 0 ? [] : [txid(next - 2)];
+      const entry = entryOf(random, parent);
+      mirror.add(id, entry, 0);
+      model.set(id, { entry, parents: new Set(parent.filter((p) => model.has(p))) });
+    }
+    // A block takes most of it, parents first as a block would.
+    for (const id of [...model.keys()].slice(0, 3_500)) {
+      mirror.remove(id, 'mined', 0, 'c'.repeat(64));
+      model.delete(id);
+      for (const tx of model.values()) tx.parents.delete(id);
+    }
+    assertMatchesModel(mirror, model, mirror.snapshot().snapshot);
+  }
+  const compact = mirror.compacted();
+  assertMatchesModel(compact, model, compact.snapshot().snapshot);
+  assert.ok(compact.slotsInUse === model.size);
+});

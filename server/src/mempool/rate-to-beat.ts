@@ -1,0 +1,38 @@
+import { CORE_ASSEMBLER_DEFAULTS, type BlockAssemblerOptions, type ProjectedBlock } from './block-assembler.ts';
+import type { RelayRates } from './mirror-sync.ts';
+
+/**
+ * The rate to beat (`market_rate`): what a transaction must pay to be in the
+ * pool's next block.
+ *
+ * - Block 0 full: the lowest functional rate projected block 0 took, i.e.
+ *   the package rate (modified fees, sigop-adjusted vsize) at which the
+ *   node's block assembly (node/miner.cpp addPackageTxs) took its last
+ *   package. Not the lowest own rate: a 1 sat/vB parent a rich child pulls
+ *   in (child pays for parent) is in the block at the pair's rate.
+ * - Otherwise the node's minimum to enter its mempool, the larger of
+ *   -minrelaytxfee and the mempool's own minimum (which rises when the
+ *   mempool is full, CTxMemPool::GetMinFee): anything the node accepts fits.
+ *
+ * "Full" is what the node's template would show: something was left for
+ * block 1, and block 0 holds at least 99% of the weight it may (the block
+ * maximum less the coinbase's reserve). A block left short only because the
+ * transactions left were too big still takes a small one at the relay
+ * minimum.
+ */
+
+export const FULL_BLOCK_FRACTION = 0.99;
+
+export interface RateToBeat {
+  marketRate: number;
+  minRelayRate: number;
+  nextBlockFull: boolean;
+}
+
+export function rateToBeat(blocks: readonly Pick<ProjectedBlock, 'weight' | 'minFeeRate'>[], relay: RelayRates, assembler: BlockAssemblerOptions = {}): RateToBeat {
+  const { maxBlockWeight, reservedWeight } = { ...CORE_ASSEMBLER_DEFAULTS, ...assembler };
+  const minRelayRate = Math.max(relay.minRelayRate, relay.mempoolMinRate);
+  const first = blocks[0];
+  const nextBlockFull = first !== undefined && blocks.length > 1 && first.weight >= (maxBlockWeight - reservedWeight) * FULL_BLOCK_FRACTION;
+  return { marketRate: nextBlockFull ? Math.max(first.minFeeRate, minRelayRate) : minRelayRate, minRelayRate, nextBlockFull };
+}

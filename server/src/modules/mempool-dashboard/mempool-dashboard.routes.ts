@@ -1,0 +1,106 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ErrorResponse } from '../../http/errors.ts';
+import type { MempoolFeed } from '../../mempool/mempool-feed.ts';
+import { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
+import { createStateStreams } from './state-stream.ts';
+
+/**
+ * The live data behind the /mempool/ dashboard (issue 3): the current state,
+ * and a Server-Sent Events stream of every update. Register with the prefix
+ * `/mempool`; the page itself is web/dist/mempool/index.html, served by the
+ * app's static files.
+ *
+ * Public on purpose, like the page: the staff dashboard embeds it, but it also
+ * works on its own, and it shows nothing the pool does not already show the
+ * world (its mempool as the next blocks it would mine, and blocks already on
+ * the chain). No sign-in, and no per-request rate limit: the state is computed
+ * by the engine anyway, and a read serialises one small object. What a stranger
+ * could exhaust is sockets, so open streams are capped, in all and per address.
+ * Not in the audit trail either, which records /rest-api calls.
+ */
+
+export interface MempoolDashboardOptions {
+  feed: MempoolFeed;
+  /** Default 15 s. */
+  heartbeatMs?: number;
+  /** Updates closer together than this are thinned to the newest; default 1 s (0: send every one). */
+  minIntervalMs?: number;
+  /** The browser's reconnection delay after a dropped stream; default 3 s. */
+  retryMs?: number;
+  /** Default 1,000 open streams in all. */
+  maxStreams?: number;
+  /** Default 16 open streams per client address (one per open dashboard tab; a whole office may share an address). */
+  maxStreamsPerIp?: number;
+}
+
+export const NO_STATE_YET_MESSAGE = 'The mempool view is not ready yet: the first projection is still being computed. Please try again shortly.';
+
+const StreamResponse = {
+  description:
+    'Server-Sent Events: `event: state` with the state as one JSON data line (the shape of GET /mempool/api/state), ' +
+    'the current state at once when there is one, then each update (at most one a second, the newest); ' +
+    'a comment line every 15 s keeps the stream open.',
+  content: { 'text/event-stream': { schema: Type.String() } },
+};
+
+export function mempoolDashboardRoutes(options: MempoolDashboardOptions): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const { feed } = options;
+    const streams = createStateStreams({
+      feed,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      minIntervalMs: options.minIntervalMs ?? 1_000,
+      retryMs: options.retryMs ?? 3_000,
+      maxStreams: options.maxStreams ?? 1_000,
+      maxStreamsPerIp: options.maxStreamsPerIp ?? 16,
+      log: app.log,
+    });
+    // preClose, not onClose: the server stops only once every connection has
+    // ended, and onClose hooks run after that. Streams never end on their own.
+    app.addHook('preClose', async () => streams.closeAll());
+
+    // A bare /mempool is the same page; its assets are absolute, but the
+    // canonical address keeps links and the frame's src in one form.
+    // (Without a prefix there is no bare form, and '/' must not redirect to itself.)
+    if (app.prefix !== '') {
+      app.get('', { schema: { hide: true } }, (request, reply) => {
+        const query = request.url.indexOf('?');
+        return reply.redirect(`${app.prefix}/${query === -1 ? '' : request.url.slice(query)}`, 301);
+      });
+    }
+
+    app.get('/api/state', {
+      schema: {
+        tags: ['mempool'],
+        summary: 'The /mempool/ dashboard: projected blocks, fee histogram, recent blocks, the pool\'s share',
+        response: { 200: MempoolStateResponse, 503: ErrorResponse },
+      },
+    }, async (_request, reply) => {
+      const state = feed.current();
+      void reply.header('cache-control', 'no-cache');
+      if (state === null) return reply.status(503).header('retry-after', '2').send({ status: 'error', message: NO_STATE_YET_MESSAGE });
+      return state;
+    });
+
+    app.get('/api/stream', {
+      schema: {
+        tags: ['mempool'],
+        summary: 'The /mempool/ dashboard, live: Server-Sent Events of every new state',
+        response: { 200: StreamResponse, 429: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request, reply) => {
+      const refusal = streams.refusal(request.ip);
+      if (refusal) {
+        void reply.status(refusal.statusCode).header('retry-after', '10').send({ status: 'error', message: refusal.message });
+        return;
+      }
+      // Headers other hooks set on the reply still go out with the stream.
+      const headers: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+      streams.attach(reply.raw, request.ip, headers);
+      reply.hijack();
+    });
+  };
+}

@@ -1,0 +1,65 @@
+import { RpcCode, RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
+import type { Queryable } from '../../db/database.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { StatusResponse } from './status.schemas.ts';
+
+/**
+ * Why a transaction the portal recorded left the mempool without being mined,
+ * and what replaced it, from its inputs (the recorded hex):
+ * - an input another mempool transaction spends (gettxspendingprevout,
+ *   Core 24+): replaced, by that transaction (BIP 125 replace-by-fee, or
+ *   full RBF). Remembered in tx_submissions.replaced_by, because once the
+ *   replacement is mined no RPC can name it (the node keeps no spent-output
+ *   index);
+ * - an input spent in the chain (gettxout answers null): a conflicting
+ *   transaction was mined; the replacement when one was remembered;
+ * - every input unspent: the node dropped it (mempool expiry, or the
+ *   mempool was full: -maxmempool trims the lowest descendant scores), and
+ *   it could be submitted again.
+ * ZMQ's `R` notification says none of this (it has no reason and no
+ * replacer), hence the look at the inputs.
+ */
+
+export type Removal = NonNullable<StatusResponse['removal']>;
+
+export const REMOVAL_MESSAGES: Record<Removal['reason'], string> = {
+  replaced: 'It was replaced by another transaction spending the same inputs (replace-by-fee); the replacement is the one that can be mined.',
+  conflicted: 'A transaction spending the same inputs was mined, so this one can no longer be.',
+  evicted: 'The node dropped it from its mempool (it expired, or the mempool was full); its inputs are unspent, so it can be submitted again.',
+  unknown: 'It left the mempool without being mined (replaced or evicted).',
+};
+
+export const removal = (reason: Removal['reason'], replacedBy: string | null = null): Removal => ({ reason, replaced_by: replacedBy, message: REMOVAL_MESSAGES[reason] });
+
+interface Spending {
+  txid: string;
+  vout: number;
+  spendingtxid?: string;
+}
+
+export async function findRemoval(deps: { db: Queryable; rpc: RpcClient; log: Logger }, txid: string, recorded: { tx_hex: string; replaced_by: string | null }): Promise<Removal> {
+  const { db, rpc, log } = deps;
+  const outpoints = decodeTxHex(recorded.tx_hex).inputs.map((input) => ({ txid: input.txid, vout: input.vout }));
+  let spenders: Spending[] = [];
+  try {
+    spenders = await rpc.call<Spending[]>('gettxspendingprevout', [outpoints]);
+  } catch (error) {
+    // A node before Core 24 cannot say; the chain still can.
+    if (!(error instanceof RpcError && error.code === RpcCode.METHOD_NOT_FOUND)) throw error;
+  }
+  const replacer = spenders.find((s) => s.spendingtxid !== undefined && s.spendingtxid !== txid)?.spendingtxid;
+  if (replacer) {
+    if (replacer !== recorded.replaced_by) {
+      await db
+        .query(`UPDATE tx_submissions SET status = 'replaced', replaced_by = $2, updated_at = now() WHERE txid = $1 AND status IN ('accepted', 'replaced')`, [txid, replacer])
+        .catch((error: unknown) => log.warn({ err: (error as Error).message, txid }, 'Could not record the replacing transaction'));
+    }
+    return removal('replaced', replacer);
+  }
+  // gettxout without the mempool: null for an output spent in the chain (or never there).
+  const outputs = await rpc.batch<unknown>(outpoints.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
+  const spentInChain = outputs.some((o) => o.ok && o.result === null);
+  if (spentInChain) return recorded.replaced_by ? removal('replaced', recorded.replaced_by) : removal('conflicted');
+  return removal('evicted');
+}

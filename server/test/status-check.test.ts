@@ -1,0 +1,208 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { btcToSats } from '../src/bitcoin/amounts.ts';
+import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import { REMOVAL_MESSAGES } from '../src/modules/status/removal-finder.ts';
+import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
+import { fillRandomMempool } from './helpers/random-mempool.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+
+/**
+ * GET /rest-api/status-check end to end, on a real node whose mempool spans
+ * several blocks: the complete Tx status response (SPEC.md section 3) with
+ * the engine's position and functional rate, the rate to beat, and the
+ * pool's odds from the settings; confirmation with block hash, height and
+ * time; and what became of a transaction that left (replaced, naming the
+ * replacement; conflicted; evicted; or just gone).
+ */
+
+interface MempoolEntry {
+  vsize: number;
+  weight: number;
+  time: number;
+  fees: { base: number };
+}
+
+let node: TestNode;
+before(async () => {
+  node = await startTestNode({ extraArgs: ['-checkmempool=0'] });
+  await node.ensureUtxos(30);
+});
+after(async () => node?.stop());
+
+/** Mines until the mempool is empty: the next test starts with the relay minimum as the market rate. */
+async function emptyMempool(): Promise<void> {
+  while ((await node.rpc.call<{ size: number }>('getmempoolinfo')).size > 0) await node.mine(1);
+}
+
+const status = (t: TestApp, txid: string) => get<StatusResponse & { status?: string; message?: string }>(t.app, `/rest-api/status-check?tx_id=${txid}`);
+
+for (const engine of testDatabases()) {
+  describe(`status-check (${engine.name})`, () => {
+    let db: TestDatabase;
+    let t: TestApp;
+
+    before(async () => {
+      db = await engine.open();
+      t = await startTestApp(node, db);
+    });
+    after(async () => {
+      await t?.close();
+      await db?.close();
+    });
+
+    test('in a mempool of several blocks: a well-paying transaction is in block 0, a cheap one further back, every field filled', async () => {
+      await fillRandomMempool(node, { seed: engine.name === 'pglite' ? 31 : 32, payments: 300, large: 60, sigopHeavy: 0, prioritised: 0 });
+      const rich = await node.buildTx({ feeRate: 300 });
+      const submitted = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: rich.hex });
+      assert.equal(submitted.body.status, 'success', submitted.body.message);
+      // The cheap one reaches the node directly (the portal would refuse its fee): the engine sees it all the same.
+      const cheap = await node.buildTx({ feeRate: 1 });
+      await node.rpc.call('sendrawtransaction', [cheap.hex]);
+
+      const view = await t.mempool.view();
+      assert.ok(view.blocks.length >= 3, `${view.blocks.length} projected blocks`);
+      assert.equal(view.nextBlockFull, true);
+
+      const res = await status(t, rich.txid);
+      assert.equal(res.statusCode, 200);
+      const entry = await node.rpc.call<MempoolEntry>('getmempoolentry', [rich.txid]);
+      const body = res.body;
+      assert.equal(body.state, 'in_mempool');
+      assert.deepEqual(
+        { ...body.transaction, position: { block: body.transaction.position.block } },
+        {
+          txid: rich.txid,
+          weight: entry.weight,
+          fee: btcToSats(entry.fees.base),
+          size: rich.hex.length / 2,
+          vsize: entry.vsize,
+          firstSeen: entry.time,
+          position: { block: 0 },
+          status: { confirmed: false, block_hash: null, block_height: null, block_time: null },
+        },
+      );
+      assert.ok(body.transaction.position.vsize! >= entry.vsize && body.transaction.position.vsize! <= view.blocks[0]!.vsize);
+      assert.ok(Math.abs(body.functional_rate! - rich.fee / rich.vsize) < 1e-9, `functional rate ${body.functional_rate}`);
+      assert.ok(body.market_rate! > 1 && body.market_rate! < body.functional_rate!, `market rate ${body.market_rate}`);
+      assert.equal(body.market_rate, view.blocks[0]!.minRate, 'the rate to beat is block 0\'s lowest functional rate');
+      assert.deepEqual([body.last_24h_odds, body.last_7d_odds, body.expected_next_block_seconds], [100, 100, 600], 'regtest: every block is the pool\'s');
+      assert.equal(body.removal, null);
+
+      const behind = await status(t, cheap.txid);
+      assert.equal(behind.statusCode, 200);
+      assert.equal(behind.body.state, 'in_mempool');
+      assert.ok(behind.body.transaction.position.block! > 0, `cheap one in block ${behind.body.transaction.position.block}`);
+      assert.ok(behind.body.functional_rate! < behind.body.market_rate!);
+      assert.equal(behind.body.transaction.size, cheap.hex.length / 2, 'its size from the node, as the portal did not record it');
+
+      // Mined: the block's hash, height and time.
+      const [hash] = await node.mine(1);
+      const header = await node.rpc.call<{ height: number; time: number }>('getblockheader', [hash]);
+      const mined = await status(t, rich.txid);
+      assert.equal(mined.body.state, 'confirmed');
+      assert.deepEqual(mined.body.transaction.status, { confirmed: true, block_hash: hash, block_height: header.height, block_time: header.time });
+      assert.equal(mined.body.transaction.fee, rich.fee);
+      assert.equal(mined.body.transaction.position.block, null);
+      assert.equal(mined.body.transaction.firstSeen, entry.time);
+    });
+
+    test('odds follow the pool settings: none recognised by a tag never mined, a share by payout address', async () => {
+      await emptyMempool();
+      const tx = await node.buildTx({ feeRate: 5 });
+      await node.rpc.call('sendrawtransaction', [tx.hex]);
+      await t.setSetting('pool_coinbase_tag', '/NeverMinedHere/');
+      try {
+        const none = await status(t, tx.txid);
+        assert.deepEqual([none.body.last_24h_odds, none.body.last_7d_odds, none.body.expected_next_block_seconds], [0, 0, null]);
+        await t.setSetting('pool_coinbase_tag', '');
+        const payout = await node.address('bech32');
+        await t.setSetting('pool_payout_addresses', `bc1qsomeoneelse, ${payout}`);
+        await node.rpc.call('generatetoaddress', [3, payout]);
+        const height = await node.rpc.call<number>('getblockcount');
+        const share = await status(t, tx.txid);
+        const expected24 = Math.round((10_000 * 3) / Math.min(144, height + 1)) / 100;
+        const expected7 = Math.round((10_000 * 3) / Math.min(1_008, height + 1)) / 100;
+        assert.deepEqual([share.body.last_24h_odds, share.body.last_7d_odds], [expected24, expected7]);
+        assert.equal(share.body.expected_next_block_seconds, Math.round(600 / (expected24 / 100)));
+        assert.equal(share.body.state, 'confirmed');
+      } finally {
+        await t.setSetting('pool_coinbase_tag', '');
+        await t.setSetting('pool_payout_addresses', '');
+      }
+      assert.equal((await status(t, tx.txid)).body.last_24h_odds, 100);
+    });
+
+    test('replaced: named by its replacement, still after the replacement is mined', async () => {
+      await emptyMempool();
+      const original = await node.buildTx({ feeRate: 4 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
+      await t.records.idle();
+      const replacement = await node.buildReplacement(original.hex, 20);
+      await node.rpc.call('sendrawtransaction', [replacement.hex]);
+
+      const res = await status(t, original.txid);
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.body.state, 'not_in_mempool');
+      assert.deepEqual(res.body.removal, { reason: 'replaced', replaced_by: replacement.txid, message: REMOVAL_MESSAGES.replaced });
+      assert.equal(res.body.transaction.fee, original.fee);
+      assert.equal(res.body.transaction.position.block, null);
+      const { rows } = await db.query<{ status: string; replaced_by: string }>('SELECT status, replaced_by FROM tx_submissions WHERE txid = $1', [original.txid]);
+      assert.deepEqual(rows[0], { status: 'replaced', replaced_by: replacement.txid });
+
+      await node.mine(1);
+      const later = await status(t, original.txid);
+      assert.deepEqual(later.body.removal, { reason: 'replaced', replaced_by: replacement.txid, message: REMOVAL_MESSAGES.replaced }, 'remembered once no RPC can name it');
+      assert.equal((await status(t, replacement.txid)).body.state, 'confirmed');
+    });
+
+    test('conflicted: a block took another transaction spending its inputs', async () => {
+      await emptyMempool();
+      const original = await node.buildTx({ feeRate: 4 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
+      await t.records.idle();
+      // A double spend mined straight into a block, never in the mempool: nothing names it.
+      const conflict = await node.buildReplacement(original.hex, 8);
+      await node.rpc.call('generateblock', [await node.address(), [conflict.hex]]);
+      const res = await status(t, original.txid);
+      assert.equal(res.body.state, 'not_in_mempool');
+      assert.deepEqual(res.body.removal, { reason: 'conflicted', replaced_by: null, message: REMOVAL_MESSAGES.conflicted });
+    });
+
+    test('evicted: recorded, gone from the mempool, its inputs unspent', async () => {
+      await emptyMempool();
+      // The state eviction leaves behind (expiry or a full mempool), made directly: recorded, never held by the node.
+      const tx = await node.buildTx({ feeRate: 4 });
+      const decoded = decodeTxHex(tx.hex);
+      await db.query(
+        `INSERT INTO tx_submissions (txid, wtxid, tx_hex, size, vsize, weight, fee, fee_rate, functional_rate, market_rate, threshold_rate, multiplier, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 4, 4, 1, 2, 4, now() - interval '3 days')`,
+        [tx.txid, decoded.wtxid, tx.hex, decoded.size, tx.vsize, decoded.weight, tx.fee],
+      );
+      const res = await status(t, tx.txid);
+      assert.equal(res.body.state, 'not_in_mempool');
+      assert.deepEqual(res.body.removal, { reason: 'evicted', replaced_by: null, message: REMOVAL_MESSAGES.evicted });
+      assert.equal(res.body.transaction.size, decoded.size);
+    });
+
+    test('seen by the engine only, then gone: said so, with what the engine remembers', async () => {
+      await emptyMempool();
+      const original = await node.buildTx({ feeRate: 4 });
+      await node.rpc.call('sendrawtransaction', [original.hex]);
+      assert.equal((await status(t, original.txid)).body.state, 'in_mempool');
+      const replacement = await node.buildReplacement(original.hex, 20);
+      await node.rpc.call('sendrawtransaction', [replacement.hex]);
+      const res = await status(t, original.txid);
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.body.state, 'not_in_mempool');
+      assert.deepEqual(res.body.removal, { reason: 'unknown', replaced_by: null, message: REMOVAL_MESSAGES.unknown });
+      assert.equal(res.body.transaction.fee, original.fee);
+      assert.equal(res.body.transaction.vsize, original.vsize);
+      // Unknown to the node, the engine and the portal alike: 404.
+      const stranger = decodeTxHex(encodeTxHex({ ...decodeTxHex(original.hex), locktime: 77 })).txid;
+      assert.equal((await status(t, stranger)).statusCode, 404);
+    });
+  });
+}
