@@ -137,6 +137,10 @@ describe('submitting', () => {
     assert.equal(await inMempool(replacement.txid), true);
     await page.goto(`${app.base}/status?txid=${original.txid}`);
     await page.getByTestId('tx-status').getByText('No longer in the mempool (replaced or evicted)').waitFor();
+    // The engine names the replacement, and the page leads to it.
+    await page.getByTestId('tx-removal').getByRole('link', { name: /Follow the replacement/ }).click();
+    await page.waitForURL(`${app.base}/status?txid=${replacement.txid}`);
+    await page.getByTestId('tx-status').getByText('Waiting for the next block').waitFor();
     await page.close();
   });
 

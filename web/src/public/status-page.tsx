@@ -1,4 +1,4 @@
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useInfo } from '../api/getinfo.ts';
 import { useTxStatus, type TxStatus } from '../api/status-check.ts';
 import { CopyButton } from '../components/copy-button.tsx';
@@ -61,6 +61,20 @@ export function StatusPage({ txid }: { txid: string }) {
                 <dt>Status</dt>
                 <dd data-testid="tx-status">{statusText(data)}</dd>
               </div>
+              {data.removal && (
+                <div>
+                  <dt>Why</dt>
+                  <dd data-testid="tx-removal">
+                    {data.removal.message}
+                    {data.removal.replaced_by && (
+                      <>
+                        {' '}
+                        <Link to={`/status?txid=${data.removal.replaced_by}`}>Follow the replacement {shortTxid(data.removal.replaced_by)}</Link>
+                      </>
+                    )}
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>Transaction ID</dt>
                 <dd className="txid-cell">
