@@ -323,6 +323,10 @@ async function main(): Promise<void> {
     out();
     await (await import('./mempool-projection.ts')).runMempoolProjectionBench();
 
+    // ---- Audit list at one million rows (issue 6): every list shape against 100 ms, PGlite and Postgres
+    out();
+    await (await import('./audit-list.ts')).runAuditListBench();
+
     const totalS = (performance.now() - startedAt) / 1000;
     out(`total ${totalS.toFixed(1)} s`);
     const summary = {

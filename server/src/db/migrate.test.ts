@@ -19,6 +19,7 @@ const TABLES = [
   'package_submissions',
   'failed_txs',
   'audit_logs',
+  'audit_log_counts',
   'setting_logs',
   'discount_logs',
   'client_logs',
@@ -78,6 +79,7 @@ test('the migration files are numbered, named and free of transaction control', 
       '006_change_logs.sql',
       '007_pending_submissions.sql',
       '008_staff_accounts.sql',
+      '009_audit_log_counts.sql',
     ],
   );
 });
@@ -103,9 +105,9 @@ for (const engine of testDatabases()) {
       const first = await migrate(db);
       assert.deepEqual(
         first.applied.map((m) => `${m.version}_${m.name}`),
-        ['1_settings', '2_clients_and_discounts', '3_submissions', '4_failed_txs', '5_audit', '6_change_logs', '7_pending_submissions', '8_staff_accounts'],
+        ['1_settings', '2_clients_and_discounts', '3_submissions', '4_failed_txs', '5_audit', '6_change_logs', '7_pending_submissions', '8_staff_accounts', '9_audit_log_counts'],
       );
-      assert.equal(first.version, 8);
+      assert.equal(first.version, 9);
       for (const table of TABLES) assert.ok(await tableExists(db, table), `${table} exists`);
 
       const { rows } = await db.query<{ applied_at: Date; name: string }>(
@@ -115,8 +117,8 @@ for (const engine of testDatabases()) {
       assert.equal(rows[0]?.name, 'settings');
 
       const second = await migrate(db);
-      assert.deepEqual(second, { applied: [], version: 8 });
-      assert.deepEqual(await versions(db), [1, 2, 3, 4, 5, 6, 7, 8]);
+      assert.deepEqual(second, { applied: [], version: 9 });
+      assert.deepEqual(await versions(db), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }));
 
   test(`${engine.name}: a broken migration fails with its file name and line, and rolls back`, (t) =>
@@ -161,9 +163,9 @@ for (const engine of testDatabases()) {
       try {
         const results = await Promise.all([migrate(db), migrate(peer), migrate(db), migrate(peer)]);
         const applied = results.flatMap((r) => r.applied.map((m) => m.version)).sort((a, b) => a - b);
-        assert.deepEqual(applied, [1, 2, 3, 4, 5, 6, 7, 8]);
-        for (const r of results) assert.equal(r.version, 8);
-        assert.deepEqual(await versions(db), [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert.deepEqual(applied, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        for (const r of results) assert.equal(r.version, 9);
+        assert.deepEqual(await versions(db), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
       } finally {
         await peer.close();
       }
@@ -455,14 +457,14 @@ test('pglite: a database in a directory keeps its data and schema across restart
   const dir = join(await tempDir(t), 'data');
   const first = await openPglite(dir);
   try {
-    assert.equal((await migrate(first)).applied.length, 8);
+    assert.equal((await migrate(first)).applied.length, 9);
     await first.query("INSERT INTO clients (name) VALUES ('persisted')");
   } finally {
     await first.close();
   }
   const second = await openPglite(dir);
   try {
-    assert.deepEqual(await migrate(second), { applied: [], version: 8 });
+    assert.deepEqual(await migrate(second), { applied: [], version: 9 });
     assert.deepEqual((await second.query('SELECT name FROM clients')).rows, [{ name: 'persisted' }]);
   } finally {
     await second.close();

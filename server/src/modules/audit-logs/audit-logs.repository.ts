@@ -7,6 +7,15 @@ import type { AuditListQuery, AuditListResponse, AuditRow } from './audit-logs.s
  * Reads the audit trail for the staff list (SPEC.md section 7, /rest-api/audits/list).
  * Every filter maps onto one of the indexes of migration 005_audit.sql, except
  * an endpoint search, which no btree index can serve (see ipOrEndpoint).
+ *
+ * The totals come from the per-day counts of migration 009_audit_log_counts.sql
+ * whenever the filters are ones it counts by (endpoint, method, source type,
+ * success, dates): counting the rows themselves takes longer than the list's
+ * 100 ms budget once they number in the hundreds of thousands (issue 6;
+ * server/bench/audit-list.ts). The same counts say on which day a page
+ * starts, so a deep page is read from there instead of by stepping over
+ * every newer row. Filters on an address or a client code select few rows
+ * and are counted on audit_logs itself, through their indexes.
  */
 
 interface AuditLogRecord {
@@ -26,9 +35,28 @@ interface AuditLogRecord {
   discount_percentage: number | null;
 }
 
-interface Where {
-  sql: string;
+interface Filters {
+  /** Conditions on columns audit_log_counts counts by: endpoint, http_method, source_type, is_success. */
+  counted: string[];
+  /** Conditions on ip_address or client_code, which only audit_logs has. */
+  uncounted: string[];
   params: unknown[];
+  /** Inclusive. */
+  from?: Date;
+  toExclusive?: Date;
+}
+
+interface DayCount {
+  /** 'yyyy-MM-dd', a UTC day. */
+  day: string;
+  records: number;
+}
+
+/** The rows of a page: those at or after `from` and before `before`, newest first, after skipping `skip`. */
+interface Slice {
+  from?: Date | undefined;
+  before?: Date | undefined;
+  skip: number;
 }
 
 /**
@@ -43,7 +71,7 @@ interface Where {
  * only, and the database collation is not known to be C), so this is a filter
  * on the rows the other conditions select: the page query walks
  * audit_logs_request_at_idx newest first and stops once the page is full, and
- * the count reads the rows left by the other filters, a date range above all.
+ * the count comes from audit_log_counts, whose rows carry each endpoint.
  * Splitting on the term's shape keeps the common "what did this IP do" search
  * on its index, where `ip_address = $1 OR endpoint ILIKE $2` would scan the
  * table for every search; an IP address inside an endpoint path is not
@@ -61,34 +89,158 @@ function ipOrEndpoint(term: string, param: (value: unknown) => string): string {
   }
 }
 
-function auditFilters(query: AuditListQuery): Where {
+function auditFilters(query: AuditListQuery): Filters {
   const params: unknown[] = [];
   const param = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
   };
-  const conditions: string[] = [];
+  const counted: string[] = [];
+  const uncounted: string[] = [];
 
   const term = filterText(query.ip_or_endpoint);
-  if (term !== undefined) conditions.push(ipOrEndpoint(term, param));
+  if (term !== undefined) (isIP(term) ? uncounted : counted).push(ipOrEndpoint(term, param));
 
   const clientCode = filterText(query.client_code);
-  if (clientCode !== undefined) conditions.push(`client_code = ${param(clientCode)}`);
+  if (clientCode !== undefined) uncounted.push(`client_code = ${param(clientCode)}`);
 
-  const { from, toExclusive } = parseDateRange(query);
-  if (from) conditions.push(`request_at >= ${param(from)}`);
-  if (toExclusive) conditions.push(`request_at < ${param(toExclusive)}`);
-
-  if (query.method !== undefined && query.method !== 'All') conditions.push(`http_method = ${param(query.method)}`);
+  if (query.method !== undefined && query.method !== 'All') counted.push(`http_method = ${param(query.method)}`);
 
   // Written out rather than `is_success = $n`, so that the planner can match
   // NOT is_success against the partial index audit_logs_failures_idx.
-  if (query.is_success === true) conditions.push('is_success');
-  if (query.is_success === false) conditions.push('NOT is_success');
+  if (query.is_success === true) counted.push('is_success');
+  if (query.is_success === false) counted.push('NOT is_success');
 
-  if (query.source_type !== undefined) conditions.push(`source_type = ${param(query.source_type)}`);
+  if (query.source_type !== undefined) counted.push(`source_type = ${param(query.source_type)}`);
 
-  return { sql: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+  return { counted, uncounted, params, ...parseDateRange(query) };
+}
+
+const whereAll = (conditions: string[]) => (conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '');
+
+/** The filters' parameters, and a function that appends one more and returns its placeholder. */
+function withParams(filters: Filters): { params: unknown[]; param: (value: unknown) => string } {
+  const params = [...filters.params];
+  return {
+    params,
+    param: (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    },
+  };
+}
+
+const DAY_MS = 86_400_000;
+/** The UTC day boundary at or before `time`, and at or after it. Days are UTC, as the database session is. */
+const floorDay = (time: Date) => new Date(Math.floor(time.getTime() / DAY_MS) * DAY_MS);
+const ceilDay = (time: Date) => new Date(Math.ceil(time.getTime() / DAY_MS) * DAY_MS);
+const dayText = (time: Date) => time.toISOString().slice(0, 10);
+const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
+
+/**
+ * The rows matching counted filters only, per UTC day, newest first (days
+ * with none left out). Whole days inside the date range come from
+ * audit_log_counts; a day the range cuts (from_date or to_date other than
+ * midnight) is counted on audit_logs, within the range: at most two days of
+ * rows, found through audit_logs_request_at_idx.
+ */
+async function countDays(db: Queryable, filters: Filters): Promise<DayCount[]> {
+  const { params, param } = withParams(filters);
+  const { from, toExclusive } = filters;
+  const rowsPerDay = (lo: Date | undefined, hi: Date | undefined) => {
+    const conditions = [...filters.counted];
+    if (lo) conditions.push(`request_at >= ${param(lo)}`);
+    if (hi) conditions.push(`request_at < ${param(hi)}`);
+    return `SELECT (request_at AT TIME ZONE 'UTC')::date AS day, count(*) AS records FROM audit_logs ${whereAll(conditions)} GROUP BY 1`;
+  };
+  const parts: string[] = [];
+  const wholeFrom = from ? ceilDay(from) : undefined;
+  const wholeTo = toExclusive ? floorDay(toExclusive) : undefined;
+  if (from && toExclusive && wholeFrom && wholeTo && wholeFrom >= wholeTo) {
+    // No whole day inside the range.
+    parts.push(rowsPerDay(from, toExclusive));
+  } else {
+    const conditions = [...filters.counted];
+    if (wholeFrom) conditions.push(`day >= ${param(dayText(wholeFrom))}::date`);
+    if (wholeTo) conditions.push(`day < ${param(dayText(wholeTo))}::date`);
+    parts.push(`SELECT day, records FROM audit_log_counts ${whereAll(conditions)}`);
+    if (from && wholeFrom && from < wholeFrom) parts.push(rowsPerDay(from, wholeFrom));
+    if (toExclusive && wholeTo && wholeTo < toExclusive) parts.push(rowsPerDay(wholeTo, toExclusive));
+  }
+  const { rows } = await db.query<DayCount>(
+    `SELECT day, sum(records)::bigint AS records FROM (${parts.join(' UNION ALL ')}) AS d
+      GROUP BY day HAVING sum(records) > 0 ORDER BY day DESC`,
+    params,
+  );
+  return rows;
+}
+
+/**
+ * Where rows offset .. offset + limit - 1 (newest first) lie, from the
+ * counts per day: the page reads from the end of the day its first row
+ * falls on, skipping only that day's newer rows, and stops at the start of
+ * the day its last row falls on. Exact, because every matching row at or
+ * after the end of that first day is counted in the days before it.
+ * `offset` must be less than the total.
+ */
+function pageSlice(days: DayCount[], total: number, filters: Filters, offset: number, limit: number): Slice {
+  const lastRow = Math.min(offset + limit, total) - 1;
+  let newer = 0;
+  let first: DayCount | undefined;
+  let last: DayCount | undefined;
+  let skip = offset;
+  for (const day of days) {
+    if (!first && newer + day.records > offset) {
+      first = day;
+      skip = offset - newer;
+    }
+    if (newer + day.records > lastRow) {
+      last = day;
+      break;
+    }
+    newer += day.records;
+  }
+  if (!first || !last) throw new Error(`Offset ${offset} is not below the total ${total}`);
+  const firstDayEnd = new Date(dayStart(first.day).getTime() + DAY_MS);
+  const lastDayStart = dayStart(last.day);
+  return {
+    before: filters.toExclusive && filters.toExclusive < firstDayEnd ? filters.toExclusive : firstDayEnd,
+    from: filters.from && filters.from > lastDayStart ? filters.from : lastDayStart,
+    skip,
+  };
+}
+
+async function countRows(db: Queryable, filters: Filters): Promise<number> {
+  const { params, param } = withParams(filters);
+  const conditions = [...filters.counted, ...filters.uncounted];
+  if (filters.from) conditions.push(`request_at >= ${param(filters.from)}`);
+  if (filters.toExclusive) conditions.push(`request_at < ${param(filters.toExclusive)}`);
+  const { rows } = await db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_logs ${whereAll(conditions)}`, params);
+  return rows[0]?.total ?? 0;
+}
+
+async function pageRows(db: Queryable, filters: Filters, slice: Slice, limit: number): Promise<AuditLogRecord[]> {
+  const { params, param } = withParams(filters);
+  const conditions = [...filters.counted, ...filters.uncounted];
+  if (slice.from) conditions.push(`request_at >= ${param(slice.from)}`);
+  if (slice.before) conditions.push(`request_at < ${param(slice.before)}`);
+  // The page is cut first and joined to the discount codes after, so the
+  // join never changes how the filtered, ordered scan is planned. The order
+  // is that of audit_logs_request_at_idx; id breaks ties between rows of the
+  // same instant so that pages neither repeat nor skip rows.
+  const { rows } = await db.query<AuditLogRecord>(
+    `SELECT a.id, a.ip_address, a.endpoint, a.http_method, a.client_code, a.request_at, a.request_payload,
+            a.response_payload, a.response_time_ms, a.error_message, a.source_type, a.is_success,
+            c.name AS client_name, d.discount_percentage
+       FROM (SELECT * FROM audit_logs ${whereAll(conditions)}
+              ORDER BY request_at DESC, id DESC
+              LIMIT ${param(limit)} OFFSET ${param(slice.skip)}) AS a
+       LEFT JOIN discount_codes d ON d.code = a.client_code
+       LEFT JOIN clients c ON c.id = d.client_id
+      ORDER BY a.request_at DESC, a.id DESC`,
+    params,
+  );
+  return rows;
 }
 
 function toRow(record: AuditLogRecord): AuditRow {
@@ -115,28 +267,24 @@ function toRow(record: AuditLogRecord): AuditRow {
 
 /** One page of the audit trail, newest first, with the totals over all pages. */
 export async function listAuditLogs(db: Queryable, query: AuditListQuery): Promise<AuditListResponse> {
-  const where = auditFilters(query);
+  const filters = auditFilters(query);
   const { limit, offset } = pageWindow(query);
-  const n = where.params.length;
-  const [count, page] = await Promise.all([
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_logs ${where.sql}`, where.params),
-    // The page is cut first and joined to the discount codes after, so the
-    // join never changes how the filtered, ordered scan is planned. The order
-    // is that of audit_logs_request_at_idx; id breaks ties between rows of the
-    // same instant so that pages neither repeat nor skip rows.
-    db.query<AuditLogRecord>(
-      `SELECT a.id, a.ip_address, a.endpoint, a.http_method, a.client_code, a.request_at, a.request_payload,
-              a.response_payload, a.response_time_ms, a.error_message, a.source_type, a.is_success,
-              c.name AS client_name, d.discount_percentage
-         FROM (SELECT * FROM audit_logs ${where.sql}
-                ORDER BY request_at DESC, id DESC
-                LIMIT $${n + 1} OFFSET $${n + 2}) AS a
-         LEFT JOIN discount_codes d ON d.code = a.client_code
-         LEFT JOIN clients c ON c.id = d.client_id
-        ORDER BY a.request_at DESC, a.id DESC`,
-      [...where.params, limit, offset],
-    ),
-  ]);
-  const totalRecords = count.rows[0]?.total ?? 0;
-  return { result: page.rows.map(toRow), total_pages: totalPages(totalRecords, limit), total_records: totalRecords };
+  const answer = (records: AuditLogRecord[], total: number): AuditListResponse => ({
+    result: records.map(toRow),
+    total_pages: totalPages(total, limit),
+    total_records: total,
+  });
+  if (filters.uncounted.length > 0) {
+    const [total, records] = await Promise.all([
+      countRows(db, filters),
+      pageRows(db, filters, { from: filters.from, before: filters.toExclusive, skip: offset }, limit),
+    ]);
+    return answer(records, total);
+  }
+  const days = await countDays(db, filters);
+  const total = days.reduce((sum, day) => sum + day.records, 0);
+  // Nothing to read: a page past the end, or a search that matches nothing
+  // (which the page query would otherwise look for in every row).
+  if (offset >= total) return answer([], total);
+  return answer(await pageRows(db, filters, pageSlice(days, total, filters, offset, limit), limit), total);
 }
