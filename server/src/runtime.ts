@@ -10,6 +10,7 @@ import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
 import type { AppConfig, Network } from './config/config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { startEmbeddedVacuum } from './db/embedded-vacuum.ts';
 import { lockPgliteDir } from './db/pglite-lock.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
@@ -156,6 +157,8 @@ export function devRedirects(config: Pick<AppConfig, 'host' | 'port'>): { redire
 
 export async function startRuntime(config: AppConfig, log: (m: string) => void): Promise<Runtime> {
   const db = await openDatabase(config);
+  // A Postgres server vacuums itself; the embedded database does not.
+  const stopVacuum = config.database.kind === 'pglite' ? startEmbeddedVacuum(db, log) : () => {};
   let node: LaunchedNode | undefined;
   let identityProvider: DevIdentityProvider | undefined;
   let mempool: MempoolEngine | undefined;
@@ -208,6 +211,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       await app.close(); // drains the audit queue
       await engine.stop();
       await identityProvider?.close();
+      stopVacuum();
       await db.close();
       await node?.stop();
     };
@@ -216,6 +220,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     await mempool?.stop().catch(() => {});
     await identityProvider?.close().catch(() => {});
     await node?.stop().catch(() => {});
+    stopVacuum();
     await db.close().catch(() => {});
     throw error;
   }
