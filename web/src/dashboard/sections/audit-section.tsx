@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { AUDIT_FILTERS, useAuditList, type AuditRow } from '../../api/audits-list.ts';
-import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
-import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import type { Column } from '../../components/data-table/data-table.tsx';
+import type { FilterField } from '../../components/data-table/filter-bar.tsx';
+import { FilteredList } from './filtered-list.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { useListState } from '../../components/data-table/use-list-state.ts';
 import { Modal } from '../../components/modal.tsx';
@@ -74,29 +75,7 @@ function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
   ];
   return (
     <>
-      <FilterBar
-        fields={AUDIT_FIELDS}
-        applied={list.filters}
-        onSearch={list.search}
-        onClear={() => {
-          // Clear reloads the unfiltered list, even when no filter was applied.
-          if (Object.values(list.filters).every((value) => value === '')) void query.refetch();
-          list.clear();
-        }}
-      />
-      <DataTable
-        label="Audit Logs"
-        columns={columns}
-        rows={query.data?.result ?? []}
-        rowKey={(row) => String(row.id)}
-        loading={query.isPending || (query.isFetching && query.isPlaceholderData)}
-        total={query.data?.total_records ?? 0}
-        page={list.page}
-        limit={list.limit}
-        isAdmin={isAdmin}
-        onPageChange={list.setPage}
-        onLimitChange={list.setLimit}
-      />
+      <FilteredList label="Audit Logs" fields={AUDIT_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />
       {viewing && <AuditDetails row={viewing} onClose={() => setViewing(null)} />}
     </>
   );

@@ -1,14 +1,14 @@
 import { CLIENT_LOG_FILTERS, useClientLogs, type ClientLogRow } from '../../api/client-logs-list.ts';
 import { DISCOUNT_LOG_FILTERS, useDiscountLogs, type DiscountLogRow } from '../../api/discount-logs-list.ts';
 import { SETTING_LOG_FILTERS, useSettingLogs, type SettingLogRow } from '../../api/setting-logs-list.ts';
-import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
-import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import type { Column } from '../../components/data-table/data-table.tsx';
+import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { useListState } from '../../components/data-table/use-list-state.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { changeLines } from './change-values.ts';
 import { titleCase } from './labels.ts';
-import { clearAndReload, tableLoading } from './list-helpers.ts';
+import { FilteredList } from './filtered-list.tsx';
 
 /**
  * The Setting, Discount and Client Logs tabs (SPEC.md section 2, Logs). The
@@ -53,24 +53,7 @@ export function SettingLogs({ isAdmin }: { isAdmin: boolean }) {
     { header: 'Updated Value', cell: (row) => <span className="wrap-cell">{orNone(row.updated_value)}</span> },
     { header: 'Updated At', cell: (row) => formatDateTime(row.updated_time) },
   ];
-  return (
-    <>
-      <FilterBar fields={SETTING_FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
-      <DataTable
-        label="Setting Logs"
-        columns={columns}
-        rows={query.data?.result ?? []}
-        rowKey={(row) => String(row.id)}
-        loading={tableLoading(query)}
-        total={query.data?.total_records ?? 0}
-        page={list.page}
-        limit={list.limit}
-        isAdmin={isAdmin}
-        onPageChange={list.setPage}
-        onLimitChange={list.setLimit}
-      />
-    </>
-  );
+  return <FilteredList label="Setting Logs" fields={SETTING_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />;
 }
 
 const DISCOUNT_FIELDS: ReadonlyArray<FilterField<(typeof DISCOUNT_LOG_FILTERS)[number]>> = [
@@ -90,24 +73,7 @@ export function DiscountLogs({ isAdmin }: { isAdmin: boolean }) {
     { header: 'Change', cell: (row) => <ChangeCell previous={row.previous_values} updated={row.updated_values} /> },
     { header: 'Action Time', cell: (row) => formatDateTime(row.action_time) },
   ];
-  return (
-    <>
-      <FilterBar fields={DISCOUNT_FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
-      <DataTable
-        label="Discount Logs"
-        columns={columns}
-        rows={query.data?.result ?? []}
-        rowKey={(row) => String(row.id)}
-        loading={tableLoading(query)}
-        total={query.data?.total_records ?? 0}
-        page={list.page}
-        limit={list.limit}
-        isAdmin={isAdmin}
-        onPageChange={list.setPage}
-        onLimitChange={list.setLimit}
-      />
-    </>
-  );
+  return <FilteredList label="Discount Logs" fields={DISCOUNT_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />;
 }
 
 const CLIENT_FIELDS: ReadonlyArray<FilterField<(typeof CLIENT_LOG_FILTERS)[number]>> = [
@@ -127,22 +93,5 @@ export function ClientLogs({ isAdmin }: { isAdmin: boolean }) {
     { header: 'Change', cell: (row) => <ChangeCell previous={row.previous_values} updated={row.updated_values} /> },
     { header: 'Timestamp', cell: (row) => formatDateTime(row.timestamp) },
   ];
-  return (
-    <>
-      <FilterBar fields={CLIENT_FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
-      <DataTable
-        label="Client Logs"
-        columns={columns}
-        rows={query.data?.result ?? []}
-        rowKey={(row) => String(row.id)}
-        loading={tableLoading(query)}
-        total={query.data?.total_records ?? 0}
-        page={list.page}
-        limit={list.limit}
-        isAdmin={isAdmin}
-        onPageChange={list.setPage}
-        onLimitChange={list.setLimit}
-      />
-    </>
-  );
+  return <FilteredList label="Client Logs" fields={CLIENT_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />;
 }

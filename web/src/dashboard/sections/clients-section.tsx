@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { CLIENT_FILTERS, useClientList, type ClientRow } from '../../api/client-view.ts';
-import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
-import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import type { Column } from '../../components/data-table/data-table.tsx';
+import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { useListState } from '../../components/data-table/use-list-state.ts';
 import { sectionFor } from '../dashboard-sections.ts';
 import { ClientDialog } from './client-dialog.tsx';
 import type { DialogState } from './dialog-state.ts';
-import { clearAndReload, tableLoading } from './list-helpers.ts';
+import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('clientmanagement').title;
 
@@ -66,20 +66,7 @@ export function ClientsSection({ isAdmin }: { isAdmin: boolean }) {
           </button>
         )}
       </div>
-      <FilterBar fields={FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
-      <DataTable
-        label={TITLE}
-        columns={columns}
-        rows={query.data?.result ?? []}
-        rowKey={(row) => String(row.id)}
-        loading={tableLoading(query)}
-        total={query.data?.total_records ?? 0}
-        page={list.page}
-        limit={list.limit}
-        isAdmin={isAdmin}
-        onPageChange={list.setPage}
-        onLimitChange={list.setLimit}
-      />
+      <FilteredList label={TITLE} fields={FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />
       {isAdmin && dialog && <ClientDialog state={dialog} onClose={() => setDialog(null)} />}
     </section>
   );

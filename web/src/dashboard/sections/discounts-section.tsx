@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { DISCOUNT_FILTERS, useDiscountList, type DiscountRow } from '../../api/client-code-view.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
-import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import type { Column } from '../../components/data-table/data-table.tsx';
+import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { useListState } from '../../components/data-table/use-list-state.ts';
 import { sectionFor } from '../dashboard-sections.ts';
 import { DiscountDialog } from './discount-dialog.tsx';
 import type { DialogState } from './dialog-state.ts';
 import { activeLabel, dateOnly, percent, utcDate } from './labels.ts';
-import { clearAndReload, tableLoading } from './list-helpers.ts';
+import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('discounts').title;
 
@@ -79,20 +79,7 @@ export function DiscountsSection({ isAdmin }: { isAdmin: boolean }) {
           </button>
         )}
       </div>
-      <FilterBar fields={FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
-      <DataTable
-        label={TITLE}
-        columns={columns}
-        rows={query.data?.result ?? []}
-        rowKey={(row) => String(row.id)}
-        loading={tableLoading(query)}
-        total={query.data?.total_records ?? 0}
-        page={list.page}
-        limit={list.limit}
-        isAdmin={isAdmin}
-        onPageChange={list.setPage}
-        onLimitChange={list.setLimit}
-      />
+      <FilteredList label={TITLE} fields={FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />
       {isAdmin && dialog && <DiscountDialog state={dialog} onClose={() => setDialog(null)} />}
     </section>
   );
