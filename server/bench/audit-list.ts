@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../test/helpers/test-app.ts';
 import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID } from '../test/helpers/staff-app.ts';
 import { testDatabases, type TestEngine } from '../test/helpers/test-db.ts';
 import { max, median, ms, percentile, ratio, round3, verdict } from './stats.ts';
+import { seededRandom } from '../src/lib/seeded-random.ts';
 
 /**
  * The staff audit list at a million rows (issue 6: "Lists stay fast on large
@@ -192,18 +193,6 @@ FROM (
   ) AS e
   CROSS JOIN (SELECT array_agg(code ORDER BY id) AS codes FROM discount_codes) AS c
 ) AS row`;
-
-/** mulberry32: the discount codes are made like the server's (alphabet, length), but the same on every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function seedClientsAndCodes(db: Database): Promise<void> {
   const random = seededRandom(6);

@@ -1,4 +1,5 @@
 import { TXID_BYTES, txidAt, type MempoolSnapshot, type SnapshotEntry } from '../src/mempool/mempool-snapshot.ts';
+import { seededRandom } from '../src/lib/seeded-random.ts';
 
 /**
  * A synthetic mempool for the projection benchmark, deterministic for a
@@ -27,21 +28,9 @@ const ANCESTOR_LIMIT = 25;
 /** How far back a child looks for an unconfirmed parent (arrival order). */
 const PARENT_WINDOW = 4_000;
 
-/** Mulberry32: a small, fast, seedable 32-bit generator; uniform in [0, 1). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export function generateMempoolFixture(options: MempoolFixtureOptions = {}): MempoolSnapshot {
   const count = options.count ?? DEFAULT_FIXTURE.count;
-  const random = generator(options.seed ?? DEFAULT_FIXTURE.seed);
+  const random = seededRandom(options.seed ?? DEFAULT_FIXTURE.seed);
   const between = (low: number, high: number) => low + (high - low) * random();
   const logBetween = (low: number, high: number) => Math.exp(between(Math.log(low), Math.log(high)));
 

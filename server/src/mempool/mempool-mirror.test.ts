@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleBlocks } from './block-assembler.ts';
 import { MempoolMirror, type MirrorEntry } from './mempool-mirror.ts';
 import { assertValidSnapshot, encodeMempoolSnapshot, sigopCostFloor, txidAt, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { seededRandom } from '../lib/seeded-random.ts';
 
 /**
  * The mirror against a model of plain objects, under random additions
@@ -11,18 +12,6 @@ import { assertValidSnapshot, encodeMempoolSnapshot, sigopCostFloor, txidAt, typ
  * must hold exactly the model's transactions and links, and project exactly
  * as the model's own snapshot does.
  */
-
-/** Mulberry32: deterministic for a seed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const txid = (n: number) => n.toString(16).padStart(64, '0');
 
@@ -78,7 +67,7 @@ function modelSnapshot(model: Map<string, ModelTx>, snapshot: MempoolSnapshot): 
 }
 
 test('random additions, removals and blocks: the snapshot is the model, and projects as the model does', () => {
-  const random = generator(42);
+  const random = seededRandom(42);
   const mirror = new MempoolMirror();
   const model = new Map<string, ModelTx>();
   let next = 1;
@@ -131,7 +120,7 @@ test('random additions, removals and blocks: the snapshot is the model, and proj
 });
 
 test('a view of a snapshot finds what it held, and not what came or went since, even in a reused slot', () => {
-  const random = generator(7);
+  const random = seededRandom(7);
   const mirror = new MempoolMirror();
   for (let n = 1; n <= 10; n++) mirror.add(txid(n), entryOf(random), 0);
   const taken = mirror.snapshot();
@@ -147,7 +136,7 @@ test('a view of a snapshot finds what it held, and not what came or went since, 
 });
 
 test('changes are timed, for the lag: the oldest since the last snapshot', () => {
-  const random = generator(9);
+  const random = seededRandom(9);
   const mirror = new MempoolMirror();
   assert.equal(mirror.snapshot().oldestChangeAtMs, undefined);
   mirror.add(txid(1), entryOf(random), 1_000);
@@ -162,7 +151,7 @@ test('changes are timed, for the lag: the oldest since the last snapshot', () =>
 });
 
 test('departed transactions are remembered up to a bound, oldest forgotten first, and forgotten on return', () => {
-  const random = generator(3);
+  const random = seededRandom(3);
   const mirror = new MempoolMirror({ rememberRemoved: 3 });
   for (let n = 1; n <= 5; n++) mirror.add(txid(n), entryOf(random), 0);
   for (let n = 1; n <= 5; n++) mirror.remove(txid(n), 'removed', n);
@@ -175,7 +164,7 @@ test('departed transactions are remembered up to a bound, oldest forgotten first
 });
 
 test('a mempool that grows, drains and grows again keeps its links through pool compactions', () => {
-  const random = generator(5);
+  const random = seededRandom(5);
   const mirror = new MempoolMirror();
   const model = new Map<string, ModelTx>();
   let next = 1;

@@ -3,6 +3,7 @@ import { btcToSats } from '../../src/bitcoin/amounts.ts';
 import { sigopAdjustedVsize } from '../../src/bitcoin/sigops.ts';
 import { decodeTxHex, encodeTxHex } from '../../src/bitcoin/tx-codec.ts';
 import type { TestNode } from './regtest.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 
 /**
  * Fills a regtest node's mempool with thousands of random transactions, fast:
@@ -86,20 +87,8 @@ interface Built {
   descendantVsize: number;
 }
 
-/** Mulberry32: seedable, uniform in [0, 1). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export async function fillRandomMempool(node: TestNode, options: RandomMempoolOptions): Promise<RandomMempool> {
-  const random = generator(options.seed);
+  const random = seededRandom(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const started = performance.now();
 
