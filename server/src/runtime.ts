@@ -18,6 +18,8 @@ import { createMempoolEngine, type MempoolEngine } from './mempool/mempool-engin
 import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
 import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
+import { createSubmissionService } from './modules/submission/submission.service.ts';
+import { createPortalJobs, type PortalJobs } from './jobs/portal-jobs.ts';
 
 /**
  * Wires the real adapters together from the parsed configuration: the
@@ -162,6 +164,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   let node: LaunchedNode | undefined;
   let identityProvider: DevIdentityProvider | undefined;
   let mempool: MempoolEngine | undefined;
+  let jobs: PortalJobs | undefined;
   try {
     const connected = await connectNode(config, log);
     node = connected.node;
@@ -207,7 +210,13 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     // Started once the app is built: it follows the node from now on, in the background.
     mempool.start();
     const engine = mempool;
+    // Tracking and retries submit through the same path as the API, outside any request.
+    const submission = createSubmissionService({ db, rpc, market: createEngineMarketSource(engine), settings, records, clock: systemClock, log: logger, bytesPerSigop: config.bytesPerSigop });
+    jobs = createPortalJobs({ db, rpc, mempool: engine, submission, log: logger });
+    await jobs.start();
+    const background = jobs;
     const stop = async () => {
+      await background.stop();
       await app.close(); // drains the audit queue
       await engine.stop();
       await identityProvider?.close();
@@ -217,6 +226,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     };
     return { app, identityProvider, db, rpc, node, network, mempool: engine, stop };
   } catch (error) {
+    await jobs?.stop().catch(() => {});
     await mempool?.stop().catch(() => {});
     await identityProvider?.close().catch(() => {});
     await node?.stop().catch(() => {});

@@ -17,6 +17,9 @@ const TABLES = [
   'discount_codes',
   'tx_submissions',
   'package_submissions',
+  'jobs',
+  'package_tx_outcomes',
+  'tracker_cursor',
   'failed_txs',
   'audit_logs',
   'audit_log_counts',
@@ -68,8 +71,10 @@ async function rejectsWithCode(fn: () => Promise<unknown>, code: string, constra
 
 test('the migration files are numbered, named and free of transaction control', async () => {
   const migrations = await loadMigrations();
+  // Versions run 1, 2, 3, ... without gaps: a missing number is a lost file.
+  assert.deepEqual(migrations.map((m) => m.version), migrations.map((_, i) => i + 1));
   assert.deepEqual(
-    migrations.map((m) => m.file),
+    migrations.slice(0, 10).map((m) => m.file),
     [
       '001_settings.sql',
       '002_clients_and_discounts.sql',
@@ -80,6 +85,7 @@ test('the migration files are numbered, named and free of transaction control', 
       '007_pending_submissions.sql',
       '008_staff_accounts.sql',
       '009_audit_log_counts.sql',
+      '010_jobs.sql',
     ],
   );
 });
@@ -103,11 +109,12 @@ for (const engine of testDatabases()) {
   test(`${engine.name}: migrations apply to a fresh database, and re-running is a no-op`, () =>
     withDb(open, async (db) => {
       const first = await migrate(db);
+      const all = await loadMigrations();
       assert.deepEqual(
         first.applied.map((m) => `${m.version}_${m.name}`),
-        ['1_settings', '2_clients_and_discounts', '3_submissions', '4_failed_txs', '5_audit', '6_change_logs', '7_pending_submissions', '8_staff_accounts', '9_audit_log_counts'],
+        all.map((m) => `${m.version}_${m.name}`),
       );
-      assert.equal(first.version, 9);
+      assert.equal(first.version, all.length);
       for (const table of TABLES) assert.ok(await tableExists(db, table), `${table} exists`);
 
       const { rows } = await db.query<{ applied_at: Date; name: string }>(
@@ -117,8 +124,8 @@ for (const engine of testDatabases()) {
       assert.equal(rows[0]?.name, 'settings');
 
       const second = await migrate(db);
-      assert.deepEqual(second, { applied: [], version: 9 });
-      assert.deepEqual(await versions(db), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      assert.deepEqual(second, { applied: [], version: all.length });
+      assert.deepEqual(await versions(db), all.map((m) => m.version));
     }));
 
   test(`${engine.name}: a broken migration fails with its file name and line, and rolls back`, (t) =>
@@ -161,11 +168,12 @@ for (const engine of testDatabases()) {
     withDb(open, async (db) => {
       const peer = await db.openPeer();
       try {
+        const all = (await loadMigrations()).map((m) => m.version);
         const results = await Promise.all([migrate(db), migrate(peer), migrate(db), migrate(peer)]);
         const applied = results.flatMap((r) => r.applied.map((m) => m.version)).sort((a, b) => a - b);
-        assert.deepEqual(applied, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        for (const r of results) assert.equal(r.version, 9);
-        assert.deepEqual(await versions(db), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert.deepEqual(applied, all);
+        for (const r of results) assert.equal(r.version, all.length);
+        assert.deepEqual(await versions(db), all);
       } finally {
         await peer.close();
       }
@@ -457,14 +465,14 @@ test('pglite: a database in a directory keeps its data and schema across restart
   const dir = join(await tempDir(t), 'data');
   const first = await openPglite(dir);
   try {
-    assert.equal((await migrate(first)).applied.length, 9);
+    assert.equal((await migrate(first)).applied.length, (await loadMigrations()).length);
     await first.query("INSERT INTO clients (name) VALUES ('persisted')");
   } finally {
     await first.close();
   }
   const second = await openPglite(dir);
   try {
-    assert.deepEqual(await migrate(second), { applied: [], version: 9 });
+    assert.deepEqual(await migrate(second), { applied: [], version: (await loadMigrations()).length });
     assert.deepEqual((await second.query('SELECT name FROM clients')).rows, [{ name: 'persisted' }]);
   } finally {
     await second.close();

@@ -27,18 +27,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
 }
 
-/**
- * Waits for a state of the page that no locator names (a stored value, an
- * input's current value), checking every 50 ms. On timeout it fails with
- * `explain()`'s account of what the page showed instead.
- */
-export async function until(check: () => Promise<boolean>, explain: () => Promise<string>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms: ${await explain()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { until } from './until.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

@@ -39,7 +39,16 @@ export interface TestNode extends LaunchedNode, RegtestWallet {
    * operator's restart does (the mempool comes back from mempool.dat). `rpc`
    * and the wallet keep working: the RPC client re-reads the new cookie.
    */
-  restart(): Promise<void>;
+  restart(options?: RestartOptions): Promise<void>;
+  /** Stops the node but keeps its datadir, as a crash or an operator's stop does; restart() brings it back. */
+  halt(): Promise<void>;
+}
+
+export interface RestartOptions {
+  /** More bitcoind arguments for this start only, e.g. a higher -minrelaytxfee. */
+  extraArgs?: string[];
+  /** Start with an empty mempool, as a node whose mempool.dat was lost or not written. */
+  dropMempool?: boolean;
 }
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -52,14 +61,14 @@ export async function startTestNode(options: StartTestNodeOptions = {}): Promise
   const datadir = await mkdtemp(join(tmpdir(), 'regtest-'));
   let launched: LaunchedNode | undefined;
   let ports: { rpcPort: number; p2pPort: number; zmqPort: number } | undefined;
-  const launch = (at: { rpcPort: number; p2pPort: number; zmqPort: number }) =>
+  const launch = (at: { rpcPort: number; p2pPort: number; zmqPort: number }, moreArgs: string[] = []) =>
     launchRegtestNode({
       datadir,
       ...at,
       cacheDir: KNOTS_CACHE_DIR,
       // Test configuration, not the portal's: the app itself reads BITCOIND via its config schema.
       bitcoindPath: process.env.BITCOIND || undefined,
-      extraArgs: options.extraArgs ?? [],
+      extraArgs: [...(options.extraArgs ?? []), ...moreArgs],
       log: (message) => {
         // The one-off download takes seconds: say so; the rest is debug chatter (NODE_DEBUG=regtest).
         if (/download/i.test(message)) process.stderr.write(`[regtest] ${message}\n`);
@@ -93,10 +102,14 @@ export async function startTestNode(options: StartTestNodeOptions = {}): Promise
       await node.stop();
       await rm(datadir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(restart: RestartOptions = {}) {
       await node.stop();
-      node = await launch(at);
+      if (restart.dropMempool) await rm(join(datadir, 'regtest', 'mempool.dat'), { force: true });
+      node = await launch(at, restart.extraArgs);
       testNode.pid = node.pid;
+    },
+    async halt() {
+      await node.stop();
     },
   };
   testNode.startupMs = Date.now() - started;

@@ -13,6 +13,9 @@ import { createPortalMempool } from '../../src/runtime.ts';
 import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
 import { createRecordKeeper, type RecordKeeper } from '../../src/modules/submission/record-keeper.ts';
 import type { TestNode } from './regtest.ts';
+import { DEFAULT_BYTES_PER_SIGOP } from '../../src/bitcoin/sigops.ts';
+import { createPortalJobs, type PortalJobs, type PortalJobsDeps } from '../../src/jobs/portal-jobs.ts';
+import { createSubmissionService } from '../../src/modules/submission/submission.service.ts';
 
 /**
  * The real app on a real node and a real database, as integration tests use
@@ -31,6 +34,8 @@ export interface TestApp {
   records: RecordKeeper;
   /** The app's mempool engine (started; stopped by close()). */
   mempool: MempoolEngine;
+  /** The background jobs, when `options.jobs` asked for them. */
+  jobs: PortalJobs | undefined;
   /** Sets a setting row directly (the staff API comes later) and drops the cache. */
   setSetting(item: string, value: string): Promise<void>;
   close(): Promise<void>;
@@ -49,6 +54,11 @@ export interface TestAppOptions {
   staff?: AppDeps['staff'];
   /** Serve the built web app from here (browser tests). */
   webDistDir?: string;
+  /**
+   * Run the background jobs (tracking, retries) as the runtime does; off by
+   * default so tests that look at raw rows see only what their requests did.
+   */
+  jobs?: boolean | (Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'log'> & { log?: Logger });
   /**
    * The mempool engine: `synced` by default (every read catches up with the
    * node first, so a test sees its own mempool changes at once), following
@@ -93,6 +103,12 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   });
   await app.ready();
   mempool.start();
+  let jobs: PortalJobs | undefined;
+  if (options.jobs) {
+    const submission = createSubmissionService({ db, rpc, market: createEngineMarketSource(mempool), settings, records, clock, log: quietLog, bytesPerSigop: DEFAULT_BYTES_PER_SIGOP });
+    jobs = createPortalJobs({ db, rpc, mempool, submission, log: quietLog, ...(options.jobs === true ? {} : options.jobs) });
+    await jobs.start();
+  }
   return {
     app,
     db,
@@ -101,12 +117,14 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     audit,
     records,
     mempool,
+    jobs,
     async setSetting(item, value) {
       const { rowCount } = await db.query('UPDATE settings SET value = $2 WHERE item = $1', [item, value]);
       if (rowCount !== 1) throw new Error(`No setting ${item}`);
       settings.invalidate();
     },
     async close() {
+      await jobs?.stop();
       await app.close();
       await mempool.stop();
       await rm(spoolDir, { recursive: true, force: true });

@@ -17,15 +17,22 @@ export interface NewSubmission {
   marketRate: number;
   thresholdRate: number;
   multiplier: number;
+  /** When the user first submitted it: a staff retry of a failed submission keeps the original time (ISO text, so spooled records replay it). */
+  createdAt?: string | undefined;
 }
 
 const SUBMISSION_COLUMNS = `txid, wtxid, tx_hex, client_code, discount_code_id, size, vsize, weight, fee,
-  fee_rate, functional_rate, market_rate, threshold_rate, multiplier`;
+  fee_rate, functional_rate, market_rate, threshold_rate, multiplier, created_at`;
 
 const submissionValues = (s: NewSubmission) => [
   s.txid, s.wtxid, s.txHex, s.clientCode, s.discountCodeId, s.size, s.vsize, s.weight, s.fee,
-  s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier,
+  s.feeRate, s.functionalRate, s.marketRate, s.thresholdRate, s.multiplier, s.createdAt ?? null,
 ];
+
+/** The job that follows an accepted transaction until it is settled (src/jobs/tracking). */
+const TRACK_JOB = (txidSql: string) => `INSERT INTO jobs (kind, key, payload)
+  SELECT 'track', 'track:' || t.txid, jsonb_build_object('txid', t.txid) FROM ${txidSql}
+  ON CONFLICT (key) WHERE state IN ('queued', 'running') DO NOTHING`;
 
 /**
  * Writes the row while the node is still deciding, as 'pending' under this
@@ -34,7 +41,7 @@ const submissionValues = (s: NewSubmission) => [
 export async function claimSubmission(db: Queryable, s: NewSubmission, claim: string): Promise<void> {
   await db.query(
     `INSERT INTO tx_submissions (${SUBMISSION_COLUMNS}, status, claim)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, COALESCE($15::timestamptz, now()), 'pending', $16)
      ON CONFLICT (txid) DO NOTHING`,
     [...submissionValues(s), claim],
   );
@@ -47,22 +54,29 @@ export async function releaseClaim(db: Queryable, txid: string, claim: string): 
 
 /**
  * Records a transaction the node has accepted. Idempotent: a transaction
- * submitted twice is recorded once. A pending row (whoever wrote it) becomes
- * 'accepted' with this copy's details (same txid, but the witness, and so the
+ * submitted twice is recorded once. A pending row (whoever wrote it), or one
+ * the node had let go (replaced, evicted, conflicted) and has now taken back,
+ * becomes 'accepted' with this copy's details (same txid, but the witness, and so the
  * size, may differ). The same statement closes any open failure of the
- * transaction (a retry that worked).
+ * transaction (a retry that worked) and queues the job that tracks it: a
+ * transaction the node took is followed from the moment it is recorded,
+ * whichever path recorded it (request, spool replay, retry).
  */
 export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
   await db.query(
     `WITH resolved AS (
        UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-       WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying'))
-     INSERT INTO tx_submissions (${SUBMISSION_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     ON CONFLICT (txid) DO UPDATE SET
-       status = 'accepted', claim = NULL, wtxid = EXCLUDED.wtxid, tx_hex = EXCLUDED.tx_hex, size = EXCLUDED.size,
-       vsize = EXCLUDED.vsize, weight = EXCLUDED.weight, fee_rate = EXCLUDED.fee_rate, updated_at = now()
-     WHERE tx_submissions.status = 'pending'`,
+       WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying')),
+     recorded AS (
+       INSERT INTO tx_submissions (${SUBMISSION_COLUMNS})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, COALESCE($15::timestamptz, now()))
+       ON CONFLICT (txid) DO UPDATE SET
+         status = 'accepted', claim = NULL, replaced_by = NULL, outcome_reason = NULL, wtxid = EXCLUDED.wtxid,
+         tx_hex = EXCLUDED.tx_hex, size = EXCLUDED.size, vsize = EXCLUDED.vsize, weight = EXCLUDED.weight,
+         fee_rate = EXCLUDED.fee_rate, updated_at = now()
+       WHERE tx_submissions.status IN ('pending', 'replaced', 'evicted', 'conflicted')
+       RETURNING txid)
+     ${TRACK_JOB('recorded t')}`,
     submissionValues(s),
   );
 }
@@ -81,18 +95,29 @@ export interface NewPackageSubmission {
   marketRate: number;
   multiplier: number;
   packageMsg: string;
+  /** As NewSubmission.createdAt. */
+  createdAt?: string | undefined;
 }
 
+/** Records an accepted package and tracks each member, as recordSubmission does for one transaction. */
 export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmission): Promise<void> {
   await db.query(
     `WITH resolved AS (
        UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-       WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying'))
-     INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
-       total_weight, total_fee, fee_rate, market_rate, multiplier, package_msg)
-     VALUES ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-     ON CONFLICT (package_hash) DO NOTHING`,
-    [p.txids, p.packageHash, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg],
+       WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying')),
+     recorded AS (
+       INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
+         total_weight, total_fee, fee_rate, market_rate, multiplier, package_msg, created_at)
+       VALUES ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14::timestamptz, now()))
+       ON CONFLICT (package_hash) DO NOTHING
+       RETURNING txids),
+     members AS (
+       INSERT INTO package_tx_outcomes (txid)
+       SELECT unnest(txids) FROM recorded
+       ON CONFLICT (txid) DO NOTHING
+       RETURNING txid)
+     ${TRACK_JOB('members t')}`,
+    [p.txids, p.packageHash, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg, p.createdAt ?? null],
   );
 }
 

@@ -39,6 +39,11 @@ export interface SubmissionDeps {
   bytesPerSigop: number;
 }
 
+export interface SubmitOptions {
+  /** A staff retry keeps the time the user first submitted (ISO 8601). */
+  createdAt?: string;
+}
+
 interface PricingContext {
   snapshot: MarketSnapshot;
   threshold: number;
@@ -99,7 +104,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     return ctx.discount.kind === 'refused' ? { notice: ctx.discount.notice } : {};
   }
 
-  async function submitTx(rawHex: string, clientCode: string | undefined): Promise<SubmitResponse> {
+  async function submitTx(rawHex: string, clientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
     const hex = rawHex.trim();
     const tx = await decodeOrReject(hex);
     const current = await openForSubmissions();
@@ -144,6 +149,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
       marketRate: ctx.snapshot.marketRate,
       thresholdRate: ctx.threshold,
       multiplier: rate / ctx.snapshot.marketRate,
+      createdAt: options.createdAt,
     };
 
     // Always ask the node, even for a transaction recorded before: it may have
@@ -202,7 +208,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     }
   }
 
-  async function submitPackage(rawHexes: string[], clientCode: string | undefined): Promise<PackageResult> {
+  async function submitPackage(rawHexes: string[], clientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
     const hexes = normaliseItems(rawHexes);
     const txs = await decodePackageOrReject(hexes);
     const current = await openForSubmissions();
@@ -262,6 +268,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
           marketRate: ctx.snapshot.marketRate,
           multiplier: rate / ctx.snapshot.marketRate,
           packageMsg: result.package_msg,
+          createdAt: options.createdAt,
         },
       });
     }

@@ -1,0 +1,77 @@
+import type { RpcClient } from '../bitcoin/rpc-client.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { MempoolReader } from '../mempool/mempool-engine.ts';
+import type { SubmissionService } from '../modules/submission/submission.service.ts';
+import { enqueueJob } from './job-queue.ts';
+import { createJobRunner, type JobRunner, type JobRunnerOptions } from './job-runner.ts';
+import { createRetryJob } from './retry-job.ts';
+import { followChainEvents } from './tracking/chain-events.ts';
+import { createScanBlocksJob } from './tracking/scan-blocks-job.ts';
+import { createTrackJob } from './tracking/track-job.ts';
+
+/**
+ * The portal's background work in this instance: tracking accepted
+ * submissions (per-transaction jobs and the block scan, woken by the mempool
+ * engine's events) and staff retries. Started by runtime.ts and the tests,
+ * never by buildApp.
+ */
+
+export interface PortalJobsDeps {
+  db: Database;
+  rpc: RpcClient;
+  mempool: MempoolReader;
+  submission: Pick<SubmissionService, 'submitTx' | 'submitPackage'>;
+  log: Logger;
+  runner?: Pick<JobRunnerOptions, 'concurrency' | 'pollMs' | 'leaseMs' | 'workerId'>;
+  /** Between looks at a tracked transaction when no event came (default 10 min). */
+  recheckMs?: number;
+  /** A block scan is queued this often even without events (default 5 min), in case events stop. */
+  safetyScanMs?: number;
+}
+
+export interface PortalJobs {
+  runner: JobRunner;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
+  const { db, rpc, log } = deps;
+  const safetyScanMs = deps.safetyScanMs ?? 5 * 60_000;
+  // The handlers wake the runner they belong to, which exists only once they do.
+  const wake = () => jobs.wake();
+  const jobs: JobRunner = createJobRunner({
+    db,
+    log,
+    ...deps.runner,
+    handlers: {
+      track: createTrackJob({ db, rpc, log, wake, ...(deps.recheckMs === undefined ? {} : { recheckMs: deps.recheckMs }) }),
+      'scan-blocks': createScanBlocksJob({ db, rpc, log }),
+      retry: createRetryJob({ db, submission: deps.submission, log }),
+    },
+  });
+  let stopEvents: (() => void) | undefined;
+  let safety: NodeJS.Timeout | undefined;
+
+  const queueScan = () => enqueueJob(db, { kind: 'scan-blocks', key: 'scan-blocks' }).then(wake);
+
+  return {
+    runner: jobs,
+    async start() {
+      // Blocks mined while no server ran are matched first.
+      await queueScan();
+      jobs.start();
+      stopEvents = followChainEvents({ db, mempool: deps.mempool, log, wake });
+      safety = setInterval(() => {
+        queueScan().catch((error: unknown) => log.warn({ err: (error as Error).message }, 'Could not queue the periodic block scan'));
+      }, safetyScanMs);
+      safety.unref();
+    },
+    async stop() {
+      stopEvents?.();
+      if (safety) clearInterval(safety);
+      await jobs.stop();
+    },
+  };
+}
