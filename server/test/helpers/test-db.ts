@@ -22,6 +22,8 @@ export interface TestDatabaseOptions {
 export type TestDatabase = Database & {
   /** Postgres only: the throw-away database's name. */
   readonly databaseName?: string;
+  /** Postgres only: its connection URL, for a server started in another process. */
+  readonly url?: string;
   /**
    * Another connection to the same database, as a second server instance would
    * have: a separate pool on Postgres (closed with this database at the latest);
@@ -103,7 +105,7 @@ async function openFreshPostgres(adminUrl: string, options: TestDatabaseOptions)
       if (peers.delete(peer)) await peer.close();
     });
   };
-  return { ...delegate(db, drop), databaseName, drop, openPeer };
+  return { ...delegate(db, drop), databaseName, url: url.toString(), drop, openPeer };
 }
 
 // Creating a PGlite cluster runs initdb (about a second); loading a dump of one

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePorts } from '../../src/bitcoin/node-launcher.ts';
+import type { TestNode } from './regtest.ts';
+
+/**
+ * The real server (`npm start`'s entry point, src/cli/start.ts) in a child
+ * process, configured for a test's node and Postgres database, so a test can
+ * kill it as an operator's crash would (SIGKILL: no shutdown hooks run).
+ */
+
+export interface ServerProcess {
+  baseUrl: string;
+  /** Everything the server printed. */
+  output(): string;
+  /** Sends the signal and waits for the process to exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const SERVER_ENTRY = path.resolve(import.meta.dirname, '..', '..', 'src', 'cli', 'start.ts');
+const READY_TIMEOUT_MS = 60_000;
+
+export async function startServerProcess(options: { node: TestNode; databaseUrl: string; env?: Record<string, string> }): Promise<ServerProcess> {
+  const [port, idpPort] = (await freePorts(2)) as [number, number];
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'portal-server-'));
+  const child: ChildProcess = spawn(process.execPath, [SERVER_ENTRY], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DEV_IDP_PORT: String(idpPort),
+      DATA_DIR: dataDir,
+      DATABASE_URL: options.databaseUrl,
+      BITCOIN_RPC_URL: options.node.rpcUrl,
+      BITCOIN_RPC_COOKIE_FILE: options.node.cookieFile,
+      BITCOIN_ZMQ_URL: options.node.zmqSequenceUrl,
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!output.includes('web app:')) {
+    if (child.exitCode !== null) throw new Error(`The server exited (${child.exitCode}) before it was ready:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The server was not ready after ${READY_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    output: () => output,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
