@@ -42,12 +42,14 @@ describe('tracking across a killed server', { skip: postgres ? false : 'needs TE
 
   test('killed mid-tracking, blocks mined while down: each submission confirmed in its own block after the restart', async () => {
     server = await startServerProcess({ node, databaseUrl: db.url! });
-    const [first, second, third] = await Promise.all([node.buildTx({ feeRate: 6 }), node.buildTx({ feeRate: 6 }), node.buildTx({ feeRate: 6 })]) as [BuiltTx, BuiltTx, BuiltTx];
+    const first = await node.buildTx({ feeRate: 6 });
+    const second = await node.buildTx({ feeRate: 6 });
+    const third = await node.buildTx({ feeRate: 6 });
     for (const tx of [first, second, third]) await submit(tx);
     await until(async () => (await db.query(`SELECT 1 FROM jobs WHERE kind = 'track' AND key = ANY($1::text[])`, [[first, second, third].map((t) => `track:${t.txid}`)])).rowCount === 3, async () => 'track jobs not queued');
 
     // A block with the first, and the server killed as it hears of it.
-    const [blockOne] = await node.rpc.call<{ hash: string }>('generateblock', [await node.address(), [first.txid]]).then((b) => [b.hash]);
+    const blockOne = (await node.rpc.call<{ hash: string }>('generateblock', [await node.address(), [first.txid]])).hash;
     await server.kill('SIGKILL');
     server = undefined;
     // While no server runs: a block with the second.
