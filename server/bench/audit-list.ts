@@ -194,7 +194,7 @@ FROM (
   CROSS JOIN (SELECT array_agg(code ORDER BY id) AS codes FROM discount_codes) AS c
 ) AS row`;
 
-async function seedClientsAndCodes(db: Database): Promise<void> {
+export async function seedClientsAndCodes(db: Database): Promise<void> {
   const random = seededRandom(6);
   const codes = Array.from({ length: CODES }, () => Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[Math.floor(random() * CODE_ALPHABET.length)]).join(''));
   await db.query(`INSERT INTO clients (name, organization_name) SELECT 'Client ' || lpad(i::text, 2, '0'), 'Pool customer ' || i FROM generate_series(1, ${CLIENTS}) AS i`);
@@ -206,7 +206,7 @@ async function seedClientsAndCodes(db: Database): Promise<void> {
   );
 }
 
-interface Fill {
+export interface Fill {
   insertMs: number;
   indexesMs: number;
   analyzeMs: number;
@@ -220,7 +220,7 @@ interface Fill {
  * Triggers stay: whatever they maintain is filled as the audit writer's
  * inserts would fill it.
  */
-async function fillAuditLogs(db: Database, rows: number, endAt: Date): Promise<Fill> {
+export async function fillAuditLogs(db: Database, rows: number, endAt: Date): Promise<Fill> {
   const { rows: indexes } = await db.query<{ name: string; definition: string }>(
     `SELECT i.indexname AS name, i.indexdef AS definition
        FROM pg_indexes i

@@ -4,7 +4,7 @@ import { createRecordKeeper } from '../src/modules/submission/record-keeper.ts';
 import { quietLog } from '../test/helpers/test-app.ts';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App } from '../src/app.ts';
+import { buildApp, type App, type AppDeps } from '../src/app.ts';
 import type { AuditWriter } from '../src/audit/audit-writer.ts';
 import type { RpcClient } from '../src/bitcoin/rpc-client.ts';
 import type { Database } from '../src/db/database.ts';
@@ -56,6 +56,12 @@ export interface PortalOptions {
   zmqUrl?: string;
   /** The engine's own RPC client, e.g. an uninstrumented one, so its background calls stay out of a request breakdown. */
   engineRpc?: RpcClient;
+  /** Staff sign-in, for the staff routes (none without it). */
+  staff?: AppDeps['staff'];
+  /** The Prometheus registry `rpc` was instrumented with (src/runtime.ts shares one); the app keeps its own without it. */
+  metrics?: AppDeps['metrics'];
+  /** Public requests per IP per window: default one nobody reaches. */
+  rateLimit?: { max: number; windowMs: number };
 }
 
 export async function startPortal(options: PortalOptions): Promise<Portal> {
@@ -73,7 +79,9 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
     audit,
     records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog }),
     network: 'regtest',
-    options: { rateLimit: { max: 1_000_000_000, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
+    ...(options.staff ? { staff: options.staff } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    options: { rateLimit: options.rateLimit ?? { max: 1_000_000_000, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
   });
   if (recorder) {
     const started = new WeakMap<object, number>();

@@ -19,11 +19,17 @@ import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
+import { refuseUnstorableText } from './http/text-guard.ts';
 import type { Clock } from './lib/clock.ts';
+import { createMetrics, type Metrics } from './metrics/metrics-registry.ts';
+import { registerMetricsHooks } from './metrics/metrics.hooks.ts';
+import { metricsRoutes, metricsSummaryRoutes } from './metrics/metrics.routes.ts';
+import { createMetricsService } from './metrics/metrics.service.ts';
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
 import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
 import { discountAdminRoutes, discountViewRoutes } from './modules/discounts/discounts.routes.ts';
+import { failedTxAdminRoutes, failedTxViewRoutes } from './modules/failed-txs/failed-txs.routes.ts';
 import type { MempoolReader } from './mempool/mempool-engine.ts';
 import { mempoolDashboardRoutes } from './modules/mempool-dashboard/mempool-dashboard.routes.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
@@ -33,6 +39,8 @@ import { siteInfoRoutes } from './modules/settings/site-info.routes.ts';
 import { statusRoutes } from './modules/status/status.routes.ts';
 import { createStatusService } from './modules/status/status.service.ts';
 import { submissionRoutes } from './modules/submission/submission.routes.ts';
+import { txPullerRoutes } from './modules/tx-puller/tx-puller.routes.ts';
+import { txReportRoutes } from './modules/tx-reports/tx-reports.routes.ts';
 import type { RecordKeeper } from './modules/submission/record-keeper.ts';
 import { createSubmissionService } from './modules/submission/submission.service.ts';
 
@@ -58,6 +66,12 @@ export interface AppDeps {
   staff?: { verifier: TokenVerifier; login: LocalLoginService; signIn: SignInConfig };
   /** The node's network, already checked against its chain at start-up. */
   network: string;
+  /**
+   * The Prometheus registry, shared with whatever else is measured outside
+   * the app (the RPC client wrapped by instrumentRpc). Without it the app
+   * keeps a registry of its own.
+   */
+  metrics?: Metrics;
   options: {
     rateLimit: { max: number; windowMs: number };
     trustProxy: boolean | string[];
@@ -65,6 +79,8 @@ export interface AppDeps {
     /** The node's -bytespersigop (default 20), for the sigop-adjusted virtual size submissions are priced by. */
     bytesPerSigop?: number;
     webDistDir?: string;
+    /** When set, GET /rest-api/metrics needs it as a Bearer token; unset, the scrape is open. */
+    metricsToken?: string | undefined;
     logger?: FastifyServerOptions['logger'];
     version?: string;
   };
@@ -100,8 +116,12 @@ export async function buildApp(deps: AppDeps) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request: unknown, body: Buffer | string) => json.parse(body as Buffer));
   app.addHook('onClose', () => json.close());
+  // Text that cannot be stored as sent (NUL, unpaired surrogates) is refused with a 400, before any service runs.
+  app.addHook('preValidation', refuseUnstorableText);
 
   registerAuditHooks(app, deps.audit, options.auditPayloadMaxChars);
+  const metrics = deps.metrics ?? createMetrics();
+  registerMetricsHooks(app, metrics);
   app.addHook('onClose', async () => {
     await deps.records.close();
     await deps.audit.close();
@@ -128,6 +148,7 @@ export async function buildApp(deps: AppDeps) {
         { name: 'public', description: 'Open to everyone, rate limited per IP' },
         { name: 'staff', description: "Signed-in staff: the identity provider's ID token as a Bearer token" },
         { name: 'mempool', description: "The /mempool/ dashboard's live data: public, not rate limited" },
+        { name: 'metrics', description: 'Prometheus scrape: open, or behind METRICS_TOKEN as a Bearer token' },
       ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
@@ -140,11 +161,13 @@ export async function buildApp(deps: AppDeps) {
   await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });
   await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
   await app.register(siteInfoRoutes, { prefix: '/rest-api', settings: deps.settings, rateLimit: limit });
+  const metricsService = createMetricsService({ metrics, db: deps.db, mempool: deps.mempool, audit: deps.audit, clock: deps.clock, log: app.log });
+  await app.register(metricsRoutes, { prefix: '/rest-api', service: metricsService, token: options.metricsToken });
 
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
     await app.register(signInConfigRoutes, { prefix: '/rest-api', config: deps.staff.signIn });
-    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps)], adminRoutes: [clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps)] });
+    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps), failedTxViewRoutes(deps), metricsSummaryRoutes(metricsService), txPullerRoutes(deps), txReportRoutes(deps)], adminRoutes: [clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps), failedTxAdminRoutes(deps)] });
   }
 
   await app.register(mempoolDashboardRoutes({ feed: deps.mempool.feed }), { prefix: '/mempool' });

@@ -14,6 +14,8 @@ import { startEmbeddedVacuum } from './db/embedded-vacuum.ts';
 import { lockPgliteDir } from './db/pglite-lock.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import { instrumentRpc } from './metrics/instrument-rpc.ts';
+import { createMetrics } from './metrics/metrics-registry.ts';
 import { createMempoolEngine, type MempoolEngine } from './mempool/mempool-engine.ts';
 import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
 import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
@@ -168,7 +170,10 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   try {
     const connected = await connectNode(config, log);
     node = connected.node;
-    const { rpc, zmqUrl } = connected;
+    // Every node call, the mempool engine's included, is timed and its failures counted.
+    const metrics = createMetrics();
+    const rpc = instrumentRpc(connected.rpc, metrics);
+    const { zmqUrl } = connected;
     const network = await checkNetwork(rpc, config.network);
     const identity = await connectIdentity(config);
     identityProvider = identity.provider;
@@ -198,12 +203,14 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
         signIn: { issuer: identity.issuer, clientId: config.identity.clientId },
       },
       network,
+      metrics,
       options: {
         rateLimit: config.rateLimit,
         trustProxy: config.trustProxy,
         auditPayloadMaxChars: config.auditPayloadMaxChars,
         bytesPerSigop: config.bytesPerSigop,
         webDistDir: config.webDistDir,
+        metricsToken: config.metricsToken,
         logger: { level: config.logLevel },
       },
     });

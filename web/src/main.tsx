@@ -5,6 +5,7 @@ import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { App } from './app.tsx';
 import { Toasts } from './lib/toasts.tsx';
 import { DashboardRoute } from './routes/dashboard-route.tsx';
+import { MetricsRoute } from './routes/metrics-route.tsx';
 import { StatusRoute } from './routes/status-route.tsx';
 import './styles.css';
 
@@ -31,7 +32,7 @@ createRoot(root).render(
             <Route path="/login" element={<LoginRoute />} />
             <Route path="/login/callback" element={<LoginCallbackRoute />} />
             <Route path="/dashboard" element={<DashboardRoute />} />
-            <Route path="/metrics" element={<main />} />
+            <Route path="/metrics" element={<MetricsRoute />} />
             <Route path="/error" element={<main />} />
             <Route path="*" element={<Navigate to="/" replace />} />
           </Routes>

@@ -29,6 +29,12 @@ export interface AuditWriter {
   /** Stop the timer and drain the queue, retrying for up to `timeoutMs`. */
   close(timeoutMs?: number): Promise<void>;
   stats(): { queued: number; written: number; dropped: number; failedWrites: number };
+  /**
+   * When the oldest row not yet written was queued (Unix ms); undefined when
+   * none waits. The metrics' audit write lag. Optional for writers that keep
+   * nothing (the OpenAPI build's, the benchmark's).
+   */
+  oldestQueuedAtMs?(): number | undefined;
 }
 
 export interface AuditWriterOptions {
@@ -43,6 +49,9 @@ export interface AuditWriterOptions {
   maxQueuedChars?: number;
 }
 
+/** When the hook queued a row: it takes the request's start and adds the response time. */
+const queuedAtMs = (row: AuditRow | undefined) => (row === undefined ? undefined : row.requestAt.getTime() + row.responseTimeMs);
+
 /** Payload text plus a fixed allowance for the other columns. */
 const rowChars = (row: AuditRow) => (row.requestPayload?.length ?? 0) + (row.responsePayload?.length ?? 0) + 256;
 
@@ -51,9 +60,16 @@ const COLUMNS = [
   'response_payload', 'response_time_ms', 'error_message', 'source_type', 'is_success',
 ] as const;
 
+/**
+ * Postgres text cannot hold U+0000, and one such row would fail its whole
+ * batch again on every retry, holding up every row behind it. What a caller
+ * sent is recorded, with the NUL written as the escape \u0000.
+ */
+const storable = (text: string | null): string | null => (text !== null && text.includes('\0') ? text.replaceAll('\0', '\\u0000') : text);
+
 function values(row: AuditRow): unknown[] {
-  return [row.ipAddress, row.endpoint, row.httpMethod, row.clientCode, row.requestAt, row.requestPayload,
-    row.responsePayload, row.responseTimeMs, row.errorMessage, row.sourceType, row.isSuccess];
+  return [storable(row.ipAddress), storable(row.endpoint), storable(row.httpMethod), storable(row.clientCode), row.requestAt,
+    storable(row.requestPayload), storable(row.responsePayload), row.responseTimeMs, storable(row.errorMessage), row.sourceType, row.isSuccess];
 }
 
 export function createAuditWriter(db: Queryable, log: Logger, options: AuditWriterOptions = {}): AuditWriter {
@@ -71,6 +87,8 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
    * own rows, never newer ones that moved up.
    */
   let inFlight = 0;
+  /** The batch's first (oldest) row while it is written. */
+  let inFlightFirst: AuditRow | undefined;
   let written = 0;
   let dropped = 0;
   let failedWrites = 0;
@@ -88,11 +106,13 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
       queue = queue.slice(batch.length);
       queuedChars -= batch.reduce((n, row) => n + rowChars(row), 0);
       inFlight = batch.length;
+      inFlightFirst = batch[0];
       try {
         await writeBatch(batch);
       } catch (error) {
         // Back to the front of the queue, oldest first; the bound applies again.
         inFlight = 0;
+        inFlightFirst = undefined;
         queue = [...batch, ...queue];
         queuedChars += batch.reduce((n, row) => n + rowChars(row), 0);
         failedWrites++;
@@ -101,6 +121,7 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
         return;
       }
       inFlight = 0;
+      inFlightFirst = undefined;
       written += batch.length;
     }
   }
@@ -152,5 +173,6 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
       }
     },
     stats: () => ({ queued: queue.length + inFlight, written, dropped, failedWrites }),
+    oldestQueuedAtMs: () => queuedAtMs(inFlightFirst ?? queue[0]),
   };
 }

@@ -13,6 +13,10 @@ declare module 'fastify' {
     auditStartedAt?: bigint;
     auditResponse?: string;
   }
+  interface FastifyContextConfig {
+    /** `false` keeps a route out of the audit trail (the metrics scrape: a row every few seconds, and nobody's action). */
+    audit?: boolean;
+  }
 }
 
 /**
@@ -38,7 +42,18 @@ function clientCode(request: FastifyRequest): string | null {
   const fromBody = (request.body as { client_code?: unknown } | undefined)?.client_code;
   const fromQuery = (request.query as { client_code?: unknown } | undefined)?.client_code;
   const code = typeof fromBody === 'string' ? fromBody : typeof fromQuery === 'string' ? fromQuery : null;
-  return code && code.trim() !== '' ? code.trim().slice(0, 64) : null;
+  return code && code.trim() !== '' ? firstCodePoints(code.trim(), 64) : null;
+}
+
+/**
+ * The first `n` code points, as the schemas count a client code's 64
+ * (ajv counts code points): a UTF-16 slice could end on half an emoji,
+ * which the database would store as U+FFFD.
+ */
+function firstCodePoints(text: string, n: number): string {
+  let end = 0;
+  for (let count = 0; count < n && end < text.length; count++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
 }
 
 function errorMessage(statusCode: number, payload: string | undefined): string | null {
@@ -53,7 +68,7 @@ function errorMessage(statusCode: number, payload: string | undefined): string |
 }
 
 export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, maxChars: number): void {
-  const audited = (request: FastifyRequest) => request.url.startsWith('/rest-api/');
+  const audited = (request: FastifyRequest) => request.url.startsWith('/rest-api/') && request.routeOptions.config?.audit !== false;
 
   app.addHook('onRequest', async (request) => {
     if (audited(request)) request.auditStartedAt = process.hrtime.bigint();

@@ -48,6 +48,7 @@ const EnvSchema = Type.Object({
   DEV_IDP_PORT: Port(18546, 'Port of the local development identity provider'),
   NODE_ENV: Type.Optional(Type.String({ description: "'production' refuses the local development identity provider" })),
   AUDIT_PAYLOAD_MAX_CHARS: Type.Integer({ minimum: 256, maximum: 1_000_000, default: 4096 }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token GET /rest-api/metrics requires; unset, the Prometheus scrape is open' })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -83,6 +84,8 @@ export interface AppConfig {
   trustProxy: boolean | string[];
   logLevel: string;
   auditPayloadMaxChars: number;
+  /** Bearer token of the Prometheus scrape; undefined leaves it open. */
+  metricsToken: string | undefined;
   webDistDir: string;
   identity:
     | { kind: 'external'; issuer: string; clientId: string; apiAudience: string | undefined; adminGroup: string }
@@ -182,6 +185,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL,
     auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,
+    metricsToken: env.METRICS_TOKEN,
     webDistDir: path.resolve(context.repoRoot, 'web/dist'),
     identity: env.OIDC_ISSUER
       ? { kind: 'external', issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID, apiAudience: env.OIDC_API_AUDIENCE, adminGroup: env.OIDC_ADMIN_GROUP }

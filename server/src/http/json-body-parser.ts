@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
 import sjson from 'secure-json-parse';
 
@@ -38,6 +39,12 @@ interface Reply {
   value?: unknown;
   message?: string;
 }
+
+/**
+ * JSON is exchanged as UTF-8 (RFC 8259 section 8.1). Decoding other bytes
+ * would silently turn them into U+FFFD, and text would not be stored as sent.
+ */
+export const NOT_UTF8_MESSAGE = 'Body is not valid JSON: it is not UTF-8 text.';
 
 const WORKER_URL = new URL('./json-parse.worker.ts', import.meta.url);
 
@@ -83,6 +90,7 @@ export function createJsonBodyParser(options: { offThreadAboveBytes?: number; ma
   }
 
   function parseInPlace(body: Buffer): unknown {
+    if (!isUtf8(body)) throw new InvalidJsonError(NOT_UTF8_MESSAGE);
     try {
       return sjson.parse(body.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch (error) {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { parentPort } from 'node:worker_threads';
 import sjson from 'secure-json-parse';
 
@@ -16,7 +17,10 @@ const port = parentPort;
 
 port.on('message', ({ id, body }: Job) => {
   try {
-    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    // As on the main thread (json-body-parser.ts): UTF-8 only, nothing silently replaced.
+    if (!isUtf8(bytes)) throw new Error('it is not UTF-8 text.');
+    const text = bytes.toString('utf8');
     const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     port.postMessage({ id, ok: true, value });
   } catch (error) {

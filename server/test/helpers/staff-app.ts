@@ -4,7 +4,7 @@ import { freePort } from '../../src/bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { startTestApp, type TestApp } from './test-app.ts';
+import { startTestApp, type TestApp, type TestAppOptions } from './test-app.ts';
 import type { TestNode } from './regtest.ts';
 
 /**
@@ -34,10 +34,12 @@ export async function absentNodeRpc(): Promise<RpcClient> {
   return createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
 }
 
-export async function startStaffTestApp(db: Database, node?: TestNode): Promise<StaffTestApp> {
+/** `options`: more of startTestApp's (a clock, a metrics token, ...); staff sign-in is this helper's. */
+export async function startStaffTestApp(db: Database, node?: TestNode, options: Omit<TestAppOptions, 'staff'> = {}): Promise<StaffTestApp> {
   const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
   const t = await startTestApp(node, db, {
     ...(node ? {} : { rpc: await absentNodeRpc() }),
+    ...options,
     staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
   });
   const tokens = {

@@ -8,6 +8,8 @@ import type { Database } from '../../src/db/database.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
 import type { MempoolEngine, MempoolEngineOptions } from '../../src/mempool/mempool-engine.ts';
+import { instrumentRpc } from '../../src/metrics/instrument-rpc.ts';
+import { createMetrics, type Metrics } from '../../src/metrics/metrics-registry.ts';
 import { createEngineMarketSource } from '../../src/modules/pricing/market-rate.ts';
 import { createPortalMempool } from '../../src/runtime.ts';
 import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
@@ -28,7 +30,10 @@ export const quietLog: Logger = { info() {}, warn() {}, error() {} };
 export interface TestApp {
   app: App;
   db: Database;
+  /** The app's RPC client: instrumented, so its calls show in `metrics`. */
   rpc: RpcClient;
+  /** The app's own Prometheus registry and metrics. */
+  metrics: Metrics;
   settings: SettingsStore;
   audit: AuditWriter;
   records: RecordKeeper;
@@ -59,6 +64,8 @@ export interface TestAppOptions {
    * default so tests that look at raw rows see only what their requests did.
    */
   jobs?: boolean | (Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'log'> & { log?: Logger });
+  /** The scrape token GET /rest-api/metrics requires (METRICS_TOKEN); open without. */
+  metricsToken?: string;
   /**
    * The mempool engine: `synced` by default (every read catches up with the
    * node first, so a test sees its own mempool changes at once), following
@@ -74,8 +81,10 @@ export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
 
 /** `node` may be undefined when `options.rpc` says where the node is. */
 export async function startTestApp(node: TestNode | undefined, db: Database, options: TestAppOptions = {}): Promise<TestApp> {
-  const rpc = options.rpc ?? (node ? nodeRpc(node) : undefined);
-  if (!rpc) throw new Error('startTestApp needs a node or an rpc client');
+  const plainRpc = options.rpc ?? (node ? nodeRpc(node) : undefined);
+  if (!plainRpc) throw new Error('startTestApp needs a node or an rpc client');
+  const metrics = createMetrics();
+  const rpc = instrumentRpc(plainRpc, metrics);
   const clock = options.clock ?? systemClock;
   const settings = createSettingsStore(db, clock, { ttlMs: 0 });
   const audit = createAuditWriter(db, quietLog, { flushIntervalMs: options.auditFlushIntervalMs ?? 20 });
@@ -94,11 +103,13 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     records,
     ...(options.staff ? { staff: options.staff } : {}),
     network: 'regtest',
+    metrics,
     options: {
       rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },
       trustProxy: false,
       auditPayloadMaxChars: 4096,
       ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     },
   });
   await app.ready();
@@ -113,6 +124,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     app,
     db,
     rpc,
+    metrics,
     settings,
     audit,
     records,

@@ -679,6 +679,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest-api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text format); needs the scrape token as a Bearer token when METRICS_TOKEN is set */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Prometheus text format */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain; version=0.0.4; charset=utf-8": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rest-api/login": {
         parameters: {
             query?: never;
@@ -1601,6 +1667,533 @@ export interface paths {
                             /** @description Rows matching the filters, over all pages */
                             total_records: number;
                         };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/txs/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open failed submissions (Failed by default, or Timeout), newest first, filtered and paged, with every matching id */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Which open failures: Failed (the default) or Timeout */
+                    tx_status?: "Failed" | "Timeout";
+                    /** @description Exact transaction id, in either case (for a package, the id of its last transaction). Blank means no filter. */
+                    txid?: string;
+                    /** @description Exact client code the submission carried. Blank means no filter. */
+                    client_code?: string;
+                    /** @description Earliest time included, 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                    from_date?: string;
+                    /** @description Latest time included (the whole second), 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 23:59:59'. '2025-01-31 23: 59: 59' (a space after each colon, as the dashboard sends some end dates) is read the same. */
+                    to_date?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                /** @description The transaction id; for a package, the id of its last transaction */
+                                txid: string;
+                                /** @description The raw transaction; for a package, its last transaction */
+                                tx_hex: string;
+                                client_code: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the submission first failed
+                                 */
+                                timestamp: string;
+                                /** @description The node's reasons, one per failed attempt, oldest first */
+                                errors: string[];
+                                /** @enum {unknown} */
+                                submission_type: "tx" | "package";
+                                /** @description How many times the submission failed */
+                                attempts: number;
+                                /** @enum {unknown} */
+                                status: "Failed" | "Timeout";
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                            /** @description Every id matching the filters, over all pages, newest first (for select-all) */
+                            ids: number[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/metrics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Submissions, failures, acceptance and revenue per UTC day, and the node's health now */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UTC days to cover, today included (1-90) */
+                    days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            days: number;
+                            /**
+                             * Format: date
+                             * @description First UTC day covered
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description Last UTC day covered (today)
+                             */
+                            to: string;
+                            /** @description One entry per day, oldest first, days without activity included */
+                            daily: {
+                                /**
+                                 * Format: date
+                                 * @description UTC day, yyyy-MM-dd
+                                 */
+                                day: string;
+                                /** @description Transactions the node accepted (not pending) plus packages submitted */
+                                accepted: number;
+                                /** @description Failed transactions recorded for staff to retry */
+                                failed: number;
+                                /** @description accepted / (accepted + failed); null when there were neither */
+                                acceptance_ratio: number | null;
+                                /** @description Fees of the accepted transactions and packages (sats) */
+                                revenue_sats: number;
+                            }[];
+                            totals: {
+                                accepted: number;
+                                failed: number;
+                                /** @description accepted / (accepted + failed); null when there were neither */
+                                acceptance_ratio: number | null;
+                                revenue_sats: number;
+                            };
+                            node: {
+                                /** @description The mempool mirror's last exchange with the node succeeded */
+                                connected: boolean;
+                                /** @description How the mirror follows the node: starting, zmq or polling */
+                                mode: string;
+                                zmq_connected: boolean;
+                                /** @description How far the mirror trails the node's mempool */
+                                lag_seconds: number;
+                                /** @description When the node last answered; null before the first answer */
+                                last_contact_at: string | null;
+                                last_error: string | null;
+                                /** @description The newest block seen; null before the first projection */
+                                tip_height: number | null;
+                                /** @description null before the first projection */
+                                mempool_tx_count: number | null;
+                                mempool_vsize: number | null;
+                                /** @description Node RPC failures since this server started */
+                                rpc_errors_total: number;
+                                /** @description By method and kind, most first */
+                                rpc_errors: {
+                                    method: string;
+                                    /** @description refused (the node answered an error), unreachable, timeout, http or other */
+                                    kind: string;
+                                    count: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/tx-puller/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Accepted submissions, single transactions or packages, newest first, filtered and paged; or all of them as CSV */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Exact client code. Blank means no filter. */
+                    client_code?: string;
+                    /** @description A transaction id, any case; a package matches when it holds the transaction. Blank means no filter. */
+                    txid?: string;
+                    /** @description Earliest time included, 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                    from_date?: string;
+                    /** @description Latest time included (the whole second), 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 23:59:59'. '2025-01-31 23: 59: 59' (a space after each colon, as the dashboard sends some end dates) is read the same. */
+                    to_date?: string;
+                    /** @description true: every matching row (page and limit ignored) as a CSV attachment instead of a page of JSON */
+                    download?: boolean;
+                    /** @description Single transactions (default) or packages */
+                    submission_type?: "tx_submissions" | "package_submissions";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of rows; with download=true, tx-puller-{submission_type}-report-{yyyy-mm-dd-hh-mm-ss}.csv */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: ({
+                                id: number;
+                                client_code: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was submitted
+                                 */
+                                timestamp: string;
+                                txid: string;
+                                tx_hex: string;
+                                tx_size: number | null;
+                                /** @description sat/vB */
+                                fee_rate: number;
+                                /** @description sats */
+                                total_fee: number;
+                                /** @description The slipstream multiple: fee rate over the market rate when submitted */
+                                multiplier: number;
+                            } | {
+                                id: number;
+                                client_code: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was submitted
+                                 */
+                                timestamp: string;
+                                /** @description The members the node accepted, in package order */
+                                txids: string[];
+                                txs_hex: string[];
+                                tx_size: number | null;
+                                fee_rate: number | null;
+                                total_fee: number | null;
+                                multiplier: number | null;
+                            })[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/tx-reports/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Revenue and premium of accepted transactions and packages, newest first, filtered and paged; or all of them as CSV */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Rows per page: 10, 20, 50, 100 */
+                    limit?: 10 | 20 | 50 | 100;
+                    /** @description Exact client code. Blank means no filter. */
+                    client_code?: string;
+                    /** @description A transaction id, any case; a package matches when it holds the transaction. Blank means no filter. */
+                    txid?: string;
+                    /** @description Earliest time included, 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
+                    from_date?: string;
+                    /** @description Latest time included (the whole second), 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 23:59:59'. '2025-01-31 23: 59: 59' (a space after each colon, as the dashboard sends some end dates) is read the same. */
+                    to_date?: string;
+                    /** @description true: every matching row (page and limit ignored) as a CSV attachment instead of a page of JSON */
+                    download?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of rows; with download=true, tx-report-{yyyy-mm-dd-hh-mm-ss}.csv */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                /** @description Unique within the report: 'tx-{id}' or 'package-{id}' */
+                                id: string;
+                                /** @enum {unknown} */
+                                kind: "tx" | "package";
+                                /**
+                                 * Format: date-time
+                                 * @description When it was submitted
+                                 */
+                                timestamp: string;
+                                /** @description The transaction's id; for a package, its members' ids */
+                                txid: string | string[];
+                                client_code: string | null;
+                                size_bytes: number | null;
+                                fee_rate: number | null;
+                                slipstream_multiplier: number | null;
+                                revenue: number | null;
+                                premium: number | null;
+                            }[];
+                            /** @description ceil(total_records / limit); 0 when nothing matches */
+                            total_pages: number;
+                            /** @description Rows matching the filters, over all pages */
+                            total_records: number;
+                        };
+                        "text/csv": string;
                     };
                 };
                 /** @description Default Response */
@@ -2660,6 +3253,117 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/retry-txs/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move failed transactions into retry (administrators): those still Failed or Timeout become Retrying and a retry job is queued for each, once however often they are asked for; the others are skipped */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The failed transactions to retry, 1 to 10000 ids; repeats count once */
+                        ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                            /** @description Transactions moved from Failed or Timeout into retry, each with a retry job queued */
+                            queued: number;
+                            /** @description Ids left as they were: unknown, already retrying, or resolved */
+                            skipped: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

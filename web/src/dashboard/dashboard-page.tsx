@@ -5,10 +5,10 @@ import { signInClient, signOutAtProvider } from '../auth/oidc.ts';
 import { clearStoredToken, readStoredSession } from '../auth/token-storage.ts';
 import { DASHBOARD_TOAST, notify } from '../lib/toasts.tsx';
 import { DashboardShell } from './dashboard-shell.tsx';
-import { createDashboardQueryClient, UNAUTHORIZED_EVENT } from './query-client.ts';
+import { createDashboardQueryClient, SESSION_EXPIRED, UNAUTHORIZED_EVENT } from './query-client.ts';
 import { useSessionKeeper } from './use-session-keeper.ts';
 
-export const SESSION_EXPIRED = 'Session expired. Please log in again.';
+export { SESSION_EXPIRED };
 
 /** The staff dashboard, loaded lazily: public pages never download it. */
 export default function DashboardPage() {

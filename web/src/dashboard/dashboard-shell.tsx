@@ -48,6 +48,7 @@ export function DashboardShell({ onLogout }: { onLogout: () => Promise<void> }) 
           {name}
           {me.data ? (me.data.is_admin ? ' · Admin' : ' · View only') : ''}
         </span>
+        <Link to="/metrics">Metrics</Link>
         <button
           type="button"
           className="button"

@@ -5,6 +5,9 @@ import { DASHBOARD_TOAST, notify } from '../lib/toasts.tsx';
 /** Fired on any 401, for the page that ends the session (SPEC.md section 8). */
 export const UNAUTHORIZED_EVENT = 'portal:unauthorized';
 
+/** What a staff page says when it ends the session on a 401. */
+export const SESSION_EXPIRED = 'Session expired. Please log in again.';
+
 /**
  * Every failed dashboard call goes through one place (SPEC.md section 8): a
  * 401 ends the session; anything else toasts the server's message or

@@ -4,8 +4,11 @@ import type { Section } from '../dashboard-sections.ts';
 import { AuditSection } from './audit-section.tsx';
 import { ClientsSection } from './clients-section.tsx';
 import { DiscountsSection } from './discounts-section.tsx';
+import { FailedTxsSection } from './failed-txs-section.tsx';
 import { FRAME_COLUMNS } from './section-frames.ts';
 import { SettingsSection } from './settings-section.tsx';
+import { TxPullerSection } from './tx-puller-section.tsx';
+import { TxReportsSection } from './tx-reports-section.tsx';
 
 export function SectionView({ section, isAdmin }: { section: Section; isAdmin: boolean }) {
   if (section.id === 'mempool') return <MempoolSection />;
@@ -13,6 +16,9 @@ export function SectionView({ section, isAdmin }: { section: Section; isAdmin: b
   if (section.id === 'discounts') return <DiscountsSection isAdmin={isAdmin} />;
   if (section.id === 'clientmanagement') return <ClientsSection isAdmin={isAdmin} />;
   if (section.id === 'settings') return <SettingsSection isAdmin={isAdmin} />;
+  if (section.id === 'txPuller') return <TxPullerSection isAdmin={isAdmin} />;
+  if (section.id === 'reports') return <TxReportsSection isAdmin={isAdmin} />;
+  if (section.id === 'failedtx') return <FailedTxsSection isAdmin={isAdmin} />;
   return <FrameSection section={section} isAdmin={isAdmin} />;
 }
 

@@ -1,0 +1,169 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { csvCell, csvFileTimestamp, csvRow, csvStream, escapeCsvField, neutraliseFormula } from './csv.ts';
+
+/** Reads RFC 4180 text back into records, to check that what the encoder writes means what it was given. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c === '"') {
+      assert.equal(field, '', `a quote opens a field only at its start (offset ${i})`);
+      quoted = true;
+    } else if (c === ',') {
+      record.push(field);
+      field = '';
+    } else if (c === '\r') {
+      assert.equal(text[i + 1], '\n', `a bare CR outside quotes at offset ${i}`);
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      i++;
+    } else {
+      assert.notEqual(c, '\n', `a bare LF outside quotes at offset ${i}`);
+      field += c;
+    }
+  }
+  assert.equal(quoted, false, 'an unterminated quoted field');
+  assert.deepEqual(record, [], 'the last record ends in CRLF');
+  assert.equal(field, '');
+  return records;
+}
+
+test('fields with a comma, a double quote, CR or LF are quoted, inner quotes doubled; others are left alone', () => {
+  assert.equal(escapeCsvField('plain'), 'plain');
+  assert.equal(escapeCsvField(''), '');
+  assert.equal(escapeCsvField('a,b'), '"a,b"');
+  assert.equal(escapeCsvField('say "hi"'), '"say ""hi"""');
+  assert.equal(escapeCsvField('"'), '""""');
+  assert.equal(escapeCsvField('line\nbreak'), '"line\nbreak"');
+  assert.equal(escapeCsvField('line\r\nbreak'), '"line\r\nbreak"');
+  assert.equal(escapeCsvField("it's; fine"), "it's; fine");
+});
+
+test('cells that a spreadsheet would run as a formula get a leading single quote', () => {
+  for (const text of ['=1+1', '+1', '-1', '@SUM(A1)', '\tTAB', '\rCR', '=HYPERLINK("http://x","y")']) {
+    assert.equal(neutraliseFormula(text), `'${text}`, JSON.stringify(text));
+  }
+  for (const text of ['ACME10', '1=1', 'a-b', 'mail@example.com', ' =x', '', "'already"]) {
+    assert.equal(neutraliseFormula(text), text, JSON.stringify(text));
+  }
+  // Neutralised first, then escaped: the quote stays inside the field.
+  assert.equal(csvCell('=HYPERLINK("http://x","y")'), `"'=HYPERLINK(""http://x"",""y"")"`);
+  assert.equal(csvCell('-2,5'), `"'-2,5"`);
+});
+
+test('numbers are written as numbers, empty values as empty fields', () => {
+  assert.equal(csvCell(42), '42');
+  assert.equal(csvCell(-5), '-5', 'the portal\'s own numbers are not text to neutralise');
+  assert.equal(csvCell(12.5), '12.5');
+  assert.equal(csvCell(0), '0');
+  assert.equal(csvCell(null), '');
+  assert.equal(csvCell(undefined), '');
+  assert.throws(() => csvCell(Number.NaN), RangeError);
+  assert.throws(() => csvCell(Number.POSITIVE_INFINITY), RangeError);
+});
+
+test('a record joins its cells with commas and ends in CRLF; parsing it back gives the cells', () => {
+  const cells = ['a', 'b,c', 'd "e"', 'f\r\ng', '=cmd', '', '-x'];
+  const line = csvRow([...cells, 7, null]);
+  assert.ok(line.endsWith('\r\n'));
+  assert.deepEqual(parseCsv(line), [['a', 'b,c', 'd "e"', 'f\r\ng', "'=cmd", '', "'-x", '7', '']]);
+});
+
+test('file name timestamps are yyyy-mm-dd-hh-mm-ss in UTC', () => {
+  assert.equal(csvFileTimestamp(new Date('2025-03-09T07:05:03.999Z')), '2025-03-09-07-05-03');
+  assert.equal(csvFileTimestamp(new Date('2024-12-31T23:59:59Z')), '2024-12-31-23-59-59');
+});
+
+async function* batchesOf(rows: string[][], size: number, log: string[]): AsyncGenerator<string[][]> {
+  try {
+    for (let i = 0; i < rows.length; i += size) {
+      log.push(`read ${i}`);
+      yield rows.slice(i, i + size);
+    }
+  } finally {
+    log.push('closed');
+  }
+}
+
+async function text(stream: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+test('a stream is the header and every batch\'s rows, in order', async () => {
+  const rows = Array.from({ length: 7 }, (_, i) => [`r${i}`, i % 2 === 0 ? '=odd' : 'x,y']);
+  const log: string[] = [];
+  const stream = await csvStream(['Name', 'Value'], batchesOf(rows, 3, log));
+  assert.deepEqual(log, ['read 0'], 'the first batch is read before the stream is handed over');
+  const records = parseCsv(await text(stream));
+  assert.deepEqual(records, [['Name', 'Value'], ...rows.map(([a, b]) => [a!, b === '=odd' ? "'=odd" : b!])]);
+  assert.deepEqual(log, ['read 0', 'read 3', 'read 6', 'closed']);
+});
+
+test('with no rows, the file is the header alone', async () => {
+  const stream = await csvStream(['Sno', 'Tx ID'], batchesOf([], 10, []));
+  assert.equal(await text(stream), 'Sno,Tx ID\r\n');
+});
+
+test('a failing first batch fails the call itself, before anything is sent', async () => {
+  async function* failing(): AsyncGenerator<string[][]> {
+    throw new Error('database down');
+  }
+  await assert.rejects(csvStream(['A'], failing()), /database down/);
+});
+
+test('the stream reads batches only as they are consumed, and stops reading when destroyed', async () => {
+  // Wide rows: each batch is about 100 kB, more than the stream buffers.
+  const rows = Array.from({ length: 1000 }, (_, i) => [String(i), 'f'.repeat(1000)]);
+  const log: string[] = [];
+  const stream = await csvStream(['Sno', 'Hex'], batchesOf(rows, 100, log));
+  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  await iterator.next();
+  // Reading one chunk does not make the stream run ahead through every batch.
+  await new Promise((resolve) => setImmediate(resolve));
+  const readBeforeDestroy = log.filter((l) => l.startsWith('read')).length;
+  assert.ok(readBeforeDestroy < 10, `read ${readBeforeDestroy} of 10 batches after one chunk was consumed`);
+  stream.destroy();
+  await new Promise((resolve) => stream.once('close', resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(log.at(-1), 'closed', 'the batches were closed');
+  assert.equal(log.filter((l) => l.startsWith('read')).length, readBeforeDestroy, 'no batch was read after the stream was destroyed');
+});
+
+test('between batches the stream gives the event loop a turn, even when every batch is ready at once', async () => {
+  // Batches that never wait for I/O, as PGlite's queries on this thread do not:
+  // without a turn between them, nothing else on the thread would run until the file was done.
+  const rows = Array.from({ length: 6 }, (_, i) => [`r${i}`]);
+  const log: string[] = [];
+  const stream = await csvStream(['A'], batchesOf(rows, 1, log));
+  let ticking = true;
+  const tick = () => {
+    if (!ticking) return;
+    log.push('tick');
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  assert.equal(parseCsv(await text(stream)).length, 7);
+  ticking = false;
+  const reads = log.flatMap((entry, index) => (entry.startsWith('read') ? [index] : []));
+  assert.equal(reads.length, 6);
+  for (let i = 1; i < reads.length; i++) {
+    assert.ok(log.slice(reads[i - 1], reads[i]).includes('tick'), `no other work ran between ${log[reads[i - 1]!]} and ${log[reads[i]!]}: ${log.join(' ')}`);
+  }
+});

@@ -1,0 +1,128 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The portal's Prometheus metrics, in a registry of its own: no module-level
+ * default registry (DESIGN.md, convention 3), so two apps in one process (the
+ * tests) never share or collide on a metric. Label values are bounded: route
+ * patterns rather than URLs, RPC method names from our own code, fixed
+ * outcome and kind sets.
+ */
+
+export const SUBMISSION_KINDS = ['tx', 'package'] as const;
+export type SubmissionKind = (typeof SUBMISSION_KINDS)[number];
+export const SUBMISSION_OUTCOMES = ['accepted', 'rejected', 'failed', 'invalid'] as const;
+export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
+
+/**
+ * How an RPC call failed: `refused` the node answered with an error (it
+ * understood and said no); the rest are RpcTransportError's kinds (it could
+ * not be asked); `other` anything else.
+ */
+export type RpcErrorKind = 'refused' | 'unreachable' | 'timeout' | 'http' | 'other';
+
+/** The label of requests that matched no route (404s, the web app's deep links): never the raw URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly submissions: Counter<'kind' | 'outcome'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  readonly rpcDuration: Histogram<'method'>;
+  readonly rpcErrors: Counter<'method' | 'kind'>;
+  readonly mirrorLag: Gauge;
+  readonly mirrorUp: Gauge;
+  readonly mirrorZmqConnected: Gauge;
+  readonly mirrorMode: Gauge<'mode'>;
+  readonly nodeLastContact: Gauge;
+  readonly mempoolTxCount: Gauge;
+  readonly tipHeight: Gauge;
+  readonly jobQueueDepth: Gauge<'kind'>;
+  readonly jobQueueOldestAge: Gauge<'kind'>;
+  readonly auditWriteLag: Gauge;
+  readonly auditQueueLength: Gauge;
+  readonly scrapeErrors: Counter<'source'>;
+}
+
+/** Request latencies from 5 ms (a cached read) to 30 s (the RPC timeout's default). */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Node calls: sub-millisecond for getmempoolentry, seconds for a large submitpackage. */
+const RPC_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const submissions = new Counter({
+    name: 'slipstream_submissions_total',
+    help: 'Submissions answered, by kind (tx, package) and outcome: accepted (2xx), invalid (400/413), rejected by the node or the fee minimum (422), failed (5xx)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  // Every combination exists from the start, so rate() and alerts see a 0 rather than no series.
+  for (const kind of SUBMISSION_KINDS) for (const outcome of SUBMISSION_OUTCOMES) submissions.inc({ kind, outcome }, 0);
+  return {
+    registry,
+    submissions,
+    httpDuration: new Histogram({
+      name: 'slipstream_http_request_duration_seconds',
+      help: `HTTP request duration by method, route pattern ('${UNMATCHED_ROUTE}' when no route matched) and status code`,
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    rpcDuration: new Histogram({
+      name: 'slipstream_node_rpc_duration_seconds',
+      help: "Bitcoin node JSON-RPC call duration by method ('batch:<methods>' for a batch), retries included",
+      labelNames: ['method'] as const,
+      buckets: RPC_BUCKETS,
+      registers,
+    }),
+    rpcErrors: new Counter({
+      name: 'slipstream_node_rpc_errors_total',
+      help: 'Bitcoin node JSON-RPC failures by method and kind: refused (the node answered an error), unreachable, timeout, http, other',
+      labelNames: ['method', 'kind'] as const,
+      registers,
+    }),
+    mirrorLag: new Gauge({ name: 'slipstream_mempool_mirror_lag_seconds', help: "How far the mempool mirror trails the node's mempool", registers }),
+    mirrorUp: new Gauge({ name: 'slipstream_mempool_mirror_up', help: '1 when the last exchange with the node succeeded, 0 when the mirror reports an error', registers }),
+    mirrorZmqConnected: new Gauge({ name: 'slipstream_mempool_mirror_zmq_connected', help: "1 while the mirror follows the node's ZMQ notifications", registers }),
+    mirrorMode: new Gauge({
+      name: 'slipstream_mempool_mirror_mode',
+      help: 'How the mirror follows the node: 1 for the current mode (starting, zmq, polling), 0 for the others',
+      labelNames: ['mode'] as const,
+      registers,
+    }),
+    nodeLastContact: new Gauge({ name: 'slipstream_node_last_contact_timestamp_seconds', help: 'When the node last answered the mempool mirror (Unix seconds; 0 before the first answer)', registers }),
+    mempoolTxCount: new Gauge({ name: 'slipstream_mempool_transactions', help: "Transactions in the mirror of the node's mempool (0 before the first projection)", registers }),
+    tipHeight: new Gauge({ name: 'slipstream_chain_tip_height', help: 'Height of the newest block the mempool engine has seen (0 before the first)', registers }),
+    jobQueueDepth: new Gauge({
+      name: 'slipstream_job_queue_depth',
+      help: "Open jobs (queued or running) by kind",
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    jobQueueOldestAge: new Gauge({
+      name: 'slipstream_job_queue_oldest_age_seconds',
+      help: 'Age of the oldest open job (queued or running) by kind, since it was created',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    auditWriteLag: new Gauge({ name: 'slipstream_audit_write_lag_seconds', help: 'How long the oldest audit row not yet written has waited in the audit queue (0 when empty)', registers }),
+    auditQueueLength: new Gauge({ name: 'slipstream_audit_queue_length', help: 'Audit rows waiting to be written, the batch being written included', registers }),
+    scrapeErrors: new Counter({
+      name: 'slipstream_metrics_scrape_errors_total',
+      help: 'Scrape-time readings that failed (their gauges keep the last value); the reason is in the log',
+      labelNames: ['source'] as const,
+      registers,
+    }),
+  };
+}
+
+/** The outcome a submission's HTTP status code means; undefined for answers that are no submission attempt (429, 404). */
+export function submissionOutcome(statusCode: number): SubmissionOutcome | undefined {
+  if (statusCode >= 200 && statusCode < 300) return 'accepted';
+  if (statusCode === 400 || statusCode === 413) return 'invalid';
+  if (statusCode === 422) return 'rejected';
+  if (statusCode >= 500) return 'failed';
+  return undefined;
+}

@@ -1,0 +1,45 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Database } from '../../db/database.ts';
+import { ErrorResponse } from '../../http/errors.ts';
+import { FailedTxListQuery, FailedTxListResponse, RetryBody, RetryResponse } from './failed-txs.schemas.ts';
+import { createFailedTxService } from './failed-txs.service.ts';
+
+/**
+ * Failed Transactions (SPEC.md sections 2 and 7). Factories rather than
+ * plugin options because the staff scope registers plain plugins: the list
+ * in its signed-in scope, the retry in its administrators-only scope.
+ */
+
+const security = [{ bearer: [] }];
+
+export function failedTxViewRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
+  const service = createFailedTxService(deps.db);
+  return async (app) => {
+    app.get('/txs/view', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Open failed submissions (Failed by default, or Timeout), newest first, filtered and paged, with every matching id',
+        security,
+        querystring: FailedTxListQuery,
+        response: { 200: FailedTxListResponse, 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => service.list(request.query));
+  };
+}
+
+export function failedTxAdminRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
+  const service = createFailedTxService(deps.db);
+  return async (app) => {
+    app.post('/retry-txs/update', {
+      schema: {
+        tags: ['staff'],
+        summary:
+          'Move failed transactions into retry (administrators): those still Failed or Timeout become Retrying and a retry job is ' +
+          'queued for each, once however often they are asked for; the others are skipped',
+        security,
+        body: RetryBody,
+        response: { 200: RetryResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => service.retry(request.body.ids));
+  };
+}

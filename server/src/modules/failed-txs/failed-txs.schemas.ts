@@ -1,0 +1,77 @@
+import { Type, type Static } from 'typebox';
+import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../../http/list-query.ts';
+
+/**
+ * Wire shapes of the Failed Transactions screen (SPEC.md sections 2 "Failed
+ * Transaction", 3 "Failed tx row" and "Retry payload", 4 and 7:
+ * /rest-api/txs/view and /rest-api/retry-txs/update).
+ */
+
+/** SPEC.md sections 4 and 9: the list shows open failures, Failed by default or Timeout. */
+export const TX_STATUSES = ['Failed', 'Timeout'] as const;
+export type TxStatus = (typeof TX_STATUSES)[number];
+export const DEFAULT_TX_STATUS: TxStatus = 'Failed';
+
+/**
+ * The most ids one retry request takes. Select-all can pick more than this;
+ * the dashboard then sends them in several requests of at most this many.
+ */
+export const MAX_RETRY_IDS = 10_000;
+
+export const FailedTxListQuery = Type.Object(
+  {
+    ...PageQueryProperties,
+    // An enum rather than a union of literals: ajv then reports one "must be equal to one of the allowed values".
+    tx_status: Type.Optional(Type.Enum([...TX_STATUSES], { default: DEFAULT_TX_STATUS, description: 'Which open failures: Failed (the default) or Timeout' })),
+    txid: Type.Optional(
+      Type.String({ maxLength: 128, description: 'Exact transaction id, in either case (for a package, the id of its last transaction). Blank means no filter.' }),
+    ),
+    client_code: Type.Optional(Type.String({ maxLength: 64, description: 'Exact client code the submission carried. Blank means no filter.' })),
+    ...DateRangeQueryProperties,
+  },
+  { additionalProperties: false },
+);
+export type FailedTxListQuery = Static<typeof FailedTxListQuery>;
+
+export const FailedTxRow = Type.Object({
+  id: Type.Integer(),
+  txid: Type.String({ description: 'The transaction id; for a package, the id of its last transaction' }),
+  tx_hex: Type.String({ description: 'The raw transaction; for a package, its last transaction' }),
+  client_code: Type.Union([Type.String(), Type.Null()]),
+  timestamp: Type.String({ format: 'date-time', description: 'When the submission first failed' }),
+  errors: Type.Array(Type.String(), { description: "The node's reasons, one per failed attempt, oldest first" }),
+  submission_type: Type.Enum(['tx', 'package']),
+  attempts: Type.Integer({ minimum: 0, description: 'How many times the submission failed' }),
+  status: Type.Enum([...TX_STATUSES]),
+});
+export type FailedTxRow = Static<typeof FailedTxRow>;
+
+const FailedTxPage = ListResponse(FailedTxRow);
+
+export const FailedTxListResponse = Type.Object({
+  ...FailedTxPage.properties,
+  ids: Type.Array(Type.Integer(), { description: 'Every id matching the filters, over all pages, newest first (for select-all)' }),
+});
+export type FailedTxListResponse = Static<typeof FailedTxListResponse>;
+
+export const RetryBody = Type.Object(
+  {
+    ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
+      minItems: 1,
+      maxItems: MAX_RETRY_IDS,
+      description: `The failed transactions to retry, 1 to ${MAX_RETRY_IDS} ids; repeats count once`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type RetryBody = Static<typeof RetryBody>;
+
+export const RETRY_SUCCESS_MESSAGE = 'Transactions updated successfully!';
+
+export const RetryResponse = Type.Object({
+  status: Type.Literal('success'),
+  message: Type.String(),
+  queued: Type.Integer({ minimum: 0, description: 'Transactions moved from Failed or Timeout into retry, each with a retry job queued' }),
+  skipped: Type.Integer({ minimum: 0, description: 'Ids left as they were: unknown, already retrying, or resolved' }),
+});
+export type RetryResponse = Static<typeof RetryResponse>;

@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Queryable } from '../../db/database.ts';
+import { jsonOrCsv, sendCsv } from '../../http/csv.ts';
+import { ErrorResponse } from '../../http/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { TxPullerListResponse, TxPullerQuery } from './tx-puller.schemas.ts';
+import { createTxPullerService } from './tx-puller.service.ts';
+
+/**
+ * The Tx Puller (SPEC.md section 2) for any signed-in staff member: viewing
+ * and downloading are open to every dashboard user (section 6). A factory
+ * rather than plugin options because the staff scope registers plain plugins.
+ */
+export function txPullerRoutes(deps: { db: Queryable; clock: Clock }): FastifyPluginAsyncTypebox {
+  const service = createTxPullerService(deps);
+  return async (app) => {
+    app.get('/tx-puller/list', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Accepted submissions, single transactions or packages, newest first, filtered and paged; or all of them as CSV',
+        security: [{ bearer: [] }],
+        querystring: TxPullerQuery,
+        response: {
+          200: jsonOrCsv(TxPullerListResponse, 'A page of rows; with download=true, tx-puller-{submission_type}-report-{yyyy-mm-dd-hh-mm-ss}.csv'),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          503: ErrorResponse,
+        },
+      },
+    }, async (request, reply) => (request.query.download ? sendCsv(reply, await service.download(request.query)) : service.list(request.query)));
+  };
+}

@@ -1,0 +1,75 @@
+import { Type, type Static } from 'typebox';
+import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../../http/list-query.ts';
+
+/**
+ * Wire shapes of the Tx Puller (SPEC.md sections 2 "Tx Puller", 3 "Puller
+ * row", 7 "/rest-api/tx-puller/list" and 9: default submission_type
+ * tx_submissions). Only transactions the node accepted are listed: a
+ * submission still 'pending' with the node is not.
+ */
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const SUBMISSION_TYPES = ['tx_submissions', 'package_submissions'] as const;
+export type SubmissionType = (typeof SUBMISSION_TYPES)[number];
+
+/** The filters the puller and the reports share (the same submissions, seen two ways). */
+export const SubmissionFilterProperties = {
+  client_code: Type.Optional(Type.String({ maxLength: 64, description: 'Exact client code. Blank means no filter.' })),
+  txid: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description: 'A transaction id, any case; a package matches when it holds the transaction. Blank means no filter.',
+    }),
+  ),
+  ...DateRangeQueryProperties,
+  download: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'true: every matching row (page and limit ignored) as a CSV attachment instead of a page of JSON',
+    }),
+  ),
+};
+
+export const TxPullerQuery = Type.Object(
+  {
+    ...PageQueryProperties,
+    ...SubmissionFilterProperties,
+    submission_type: Type.Optional(
+      Type.Enum([...SUBMISSION_TYPES], { default: 'tx_submissions', description: 'Single transactions (default) or packages' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TxPullerQuery = Static<typeof TxPullerQuery>;
+
+const common = {
+  id: Type.Integer(),
+  client_code: Nullable(Type.String()),
+  timestamp: Type.String({ format: 'date-time', description: 'When it was submitted' }),
+};
+
+export const PulledTx = Type.Object({
+  ...common,
+  txid: Type.String(),
+  tx_hex: Type.String(),
+  tx_size: Nullable(Type.Integer({ description: 'Virtual size, vB' })),
+  fee_rate: Type.Number({ description: 'sat/vB' }),
+  total_fee: Type.Integer({ description: 'sats' }),
+  multiplier: Type.Number({ description: 'The slipstream multiple: fee rate over the market rate when submitted' }),
+});
+export type PulledTx = Static<typeof PulledTx>;
+
+export const PulledPackage = Type.Object({
+  ...common,
+  txids: Type.Array(Type.String(), { description: 'The members the node accepted, in package order' }),
+  txs_hex: Type.Array(Type.String()),
+  tx_size: Nullable(Type.Integer({ description: 'Total virtual size, vB' })),
+  fee_rate: Nullable(Type.Number({ description: 'sat/vB over the whole package' })),
+  total_fee: Nullable(Type.Integer({ description: 'sats' })),
+  multiplier: Nullable(Type.Number()),
+});
+export type PulledPackage = Static<typeof PulledPackage>;
+
+export const TxPullerListResponse = ListResponse(Type.Union([PulledTx, PulledPackage]));
+export type TxPullerListResponse = Static<typeof TxPullerListResponse>;

@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Queryable } from '../../db/database.ts';
+import { jsonOrCsv, sendCsv } from '../../http/csv.ts';
+import { ErrorResponse } from '../../http/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { TxReportListResponse, TxReportQuery } from './tx-reports.schemas.ts';
+import { createTxReportService } from './tx-reports.service.ts';
+
+/**
+ * TX Reports (SPEC.md section 2) for any signed-in staff member: viewing
+ * and downloading are open to every dashboard user (section 6). A factory
+ * rather than plugin options because the staff scope registers plain plugins.
+ */
+export function txReportRoutes(deps: { db: Queryable; clock: Clock }): FastifyPluginAsyncTypebox {
+  const service = createTxReportService(deps);
+  return async (app) => {
+    app.get('/tx-reports/list', {
+      schema: {
+        tags: ['staff'],
+        summary: 'Revenue and premium of accepted transactions and packages, newest first, filtered and paged; or all of them as CSV',
+        security: [{ bearer: [] }],
+        querystring: TxReportQuery,
+        response: {
+          200: jsonOrCsv(TxReportListResponse, 'A page of rows; with download=true, tx-report-{yyyy-mm-dd-hh-mm-ss}.csv'),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          503: ErrorResponse,
+        },
+      },
+    }, async (request, reply) => (request.query.download ? sendCsv(reply, await service.download(request.query)) : service.list(request.query)));
+  };
+}

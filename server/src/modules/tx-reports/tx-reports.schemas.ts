@@ -1,0 +1,42 @@
+import { Type, type Static } from 'typebox';
+import { ListResponse, PageQueryProperties } from '../../http/list-query.ts';
+import { SubmissionFilterProperties } from '../tx-puller/tx-puller.schemas.ts';
+
+/**
+ * Wire shapes of TX Reports (SPEC.md sections 2 "TX Reports", 3 "Tx report
+ * row" and 7 "/rest-api/tx-reports/list"): one row per accepted single
+ * transaction and one per package, newest first, with what each earned.
+ */
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const TxReportQuery = Type.Object(
+  {
+    ...PageQueryProperties,
+    ...SubmissionFilterProperties,
+  },
+  { additionalProperties: false },
+);
+export type TxReportQuery = Static<typeof TxReportQuery>;
+
+export const TxReportRow = Type.Object({
+  id: Type.String({ description: "Unique within the report: 'tx-{id}' or 'package-{id}'" }),
+  kind: Type.Enum(['tx', 'package']),
+  timestamp: Type.String({ format: 'date-time', description: 'When it was submitted' }),
+  txid: Type.Union([Type.String(), Type.Array(Type.String())], { description: "The transaction's id; for a package, its members' ids" }),
+  client_code: Nullable(Type.String()),
+  size_bytes: Nullable(Type.Integer({ description: 'Virtual size, vB (a package: the total)' })),
+  fee_rate: Nullable(Type.Number({ description: 'sat/vB' })),
+  slipstream_multiplier: Nullable(Type.Number({ description: 'fee_rate over the market rate when submitted' })),
+  revenue: Nullable(Type.Integer({ description: 'The fee, sats' })),
+  premium: Nullable(
+    Type.Integer({
+      minimum: 0,
+      description: 'What the fee pays above the market: max(0, fee − round(market rate × vsize)), sats; null when the market rate was not recorded',
+    }),
+  ),
+});
+export type TxReportRow = Static<typeof TxReportRow>;
+
+export const TxReportListResponse = ListResponse(TxReportRow);
+export type TxReportListResponse = Static<typeof TxReportListResponse>;

@@ -1,0 +1,55 @@
+import { mutationOptions, useMutation, useMutationState, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { FAILED_TXS_KEY } from './failed-txs.ts';
+import { apiCall } from './http.ts';
+import type { paths } from './schema';
+
+type Endpoint = paths['/rest-api/retry-txs/update']['post'];
+export type RetryBody = Endpoint['requestBody']['content']['application/json'];
+export type RetryResponse = Endpoint['responses'][200]['content']['application/json'];
+
+/** The server takes at most this many ids a request (its RetryBody schema). */
+export const MAX_RETRY_IDS = 10_000;
+
+/** SPEC.md section 8: the toast after a retry. */
+export const RETRY_SUCCESS_MESSAGE = 'Transactions updated successfully!';
+
+export const RETRY_TXS_KEY = ['retry-txs', 'update'] as const;
+
+/**
+ * SPEC.md section 7: POST {ids}. A select-all over more ids than one request
+ * takes is sent in turn, in requests of at most MAX_RETRY_IDS; the answers
+ * add up. The server queues each id once however often it is sent.
+ */
+export async function retryTxs(ids: readonly number[]): Promise<RetryResponse> {
+  let answer: RetryResponse | undefined;
+  for (let start = 0; start < ids.length; start += MAX_RETRY_IDS) {
+    const body: RetryBody = { ids: ids.slice(start, start + MAX_RETRY_IDS) };
+    const part = await apiCall<RetryResponse>('/rest-api/retry-txs/update', { method: 'POST', body, staff: true });
+    answer = answer ? { ...part, queued: answer.queued + part.queued, skipped: answer.skipped + part.skipped } : part;
+  }
+  if (!answer) throw new Error('No transactions to retry');
+  return answer;
+}
+
+export const retryTxsMutation = (client: QueryClient) =>
+  mutationOptions({
+    mutationKey: RETRY_TXS_KEY,
+    mutationFn: retryTxs,
+    // Reloaded whatever the outcome: a failure part-way through may still have moved some.
+    onSettled: () => client.invalidateQueries({ queryKey: FAILED_TXS_KEY }),
+  });
+
+/** `onRetried` runs after each retry that succeeds, however many run at once. */
+export function useRetryTxs(onRetried: (answer: RetryResponse) => void) {
+  const client = useQueryClient();
+  return useMutation({ ...retryTxsMutation(client), onSuccess: onRetried });
+}
+
+/** The ids of every retry request still on its way, from any part of the screen. */
+export function useIdsBeingRetried(): ReadonlySet<number> {
+  const pending = useMutationState({
+    filters: { mutationKey: RETRY_TXS_KEY, status: 'pending' },
+    select: (mutation) => mutation.state.variables as readonly number[] | undefined,
+  });
+  return new Set(pending.flatMap((ids) => ids ?? []));
+}

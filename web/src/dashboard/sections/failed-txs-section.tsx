@@ -1,0 +1,165 @@
+import { useState } from 'react';
+import { FAILED_TX_FILTERS, useFailedTxs, type FailedTxFilters, type FailedTxRow } from '../../api/failed-txs.ts';
+import { RETRY_SUCCESS_MESSAGE, useIdsBeingRetried, useRetryTxs } from '../../api/retry-txs.ts';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
+import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
+import { serialNumber } from '../../components/data-table/page-sizes.ts';
+import { useListState } from '../../components/data-table/use-list-state.ts';
+import { formatDateTime, shortTxid } from '../../lib/format.ts';
+import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { sectionFor } from '../dashboard-sections.ts';
+import { clearAndReload, tableLoading } from './list-helpers.ts';
+
+const TITLE = sectionFor('failedtx').title;
+
+const FIELDS: ReadonlyArray<FilterField<(typeof FAILED_TX_FILTERS)[number]>> = [
+  { kind: 'text', name: 'txid', label: 'Transaction ID' },
+  { kind: 'text', name: 'client_code', label: 'Client Code' },
+  { kind: 'dates', from: 'from_date', to: 'to_date' },
+  // SPEC.md sections 4 and 9: Failed by default ('' in the address), or Timeout.
+  { kind: 'select', name: 'tx_status', label: 'Status', options: [{ value: '', label: 'Failed' }, { value: 'Timeout', label: 'Timeout' }] },
+];
+
+const NO_SELECTION: ReadonlySet<number> = new Set();
+
+/**
+ * SPEC.md section 2, Failed Transaction: open failures (Failed or Timeout)
+ * with their reasons. Administrators pick rows, or every match across the
+ * pages at once, and move them into retry; the outcome is not shown here
+ * (section 4). Staff who view only see the list without the checkboxes and
+ * retry controls (section 6).
+ */
+export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
+  const list = useListState(FAILED_TX_FILTERS);
+  const query = useFailedTxs(list.page, list.limit, list.filters);
+  const [selected, setSelected] = useState(NO_SELECTION);
+  // The selection holds across pages and page sizes; other filters are another list, so it starts again.
+  const [filtersSeen, setFiltersSeen] = useState<FailedTxFilters>(list.filters);
+  if (filtersSeen !== list.filters) {
+    setFiltersSeen(list.filters);
+    setSelected(NO_SELECTION);
+  }
+  // Remounting the filter bar after a retry drops what was typed but never searched, too.
+  const [filterBarKey, setFilterBarKey] = useState(0);
+  const afterRetry = () => {
+    notify.success(RETRY_SUCCESS_MESSAGE, DASHBOARD_TOAST);
+    // SPEC.md section 4: after a retry the selection and the filters reset, on page 1 (the list reloads itself).
+    setSelected(NO_SELECTION);
+    setFilterBarKey((key) => key + 1);
+    list.clear();
+  };
+  // Two mutations, so that 'Retrying...' shows on the control that was used.
+  const retrySelected = useRetryTxs(afterRetry);
+  const retryRow = useRetryTxs(afterRetry);
+  const beingRetried = useIdsBeingRetried();
+
+  const allIds = query.data?.ids ?? [];
+  const allSelected = allIds.length > 0 && allIds.every((id) => selected.has(id));
+  const toggle = (id: number, on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
+  const columns: Column<FailedTxRow>[] = [
+    {
+      header: 'Select',
+      adminOnly: true,
+      cell: (row) => (
+        <input type="checkbox" aria-label={`Select transaction ${row.txid}`} checked={selected.has(row.id)} onChange={(e) => toggle(row.id, e.target.checked)} />
+      ),
+    },
+    { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
+    {
+      header: 'Transaction ID',
+      cell: (row) => (
+        <span className="code-cell">
+          <code title={row.txid}>{shortTxid(row.txid)}</code>
+          <CopyButton text={row.txid} label={`Copy transaction ID ${row.txid}`} copiedMessage="Transaction ID copied!" />
+        </span>
+      ),
+    },
+    {
+      header: 'Transaction Hex',
+      cell: (row) => (
+        <span className="code-cell">
+          <code>{shortTxid(row.tx_hex)}</code>
+          <CopyButton text={row.tx_hex} label={`Copy transaction hex of ${row.txid}`} copiedMessage="Transaction hex copied!" />
+        </span>
+      ),
+    },
+    { header: 'Client code', cell: (row) => row.client_code ?? 'N/A' },
+    { header: 'Timestamp', cell: (row) => formatDateTime(row.timestamp) },
+    {
+      header: 'Reason',
+      cell: (row) => (
+        <ul className="change-list">
+          {row.errors.map((error, index) => (
+            <li key={index}>{error}</li>
+          ))}
+        </ul>
+      ),
+    },
+    {
+      header: 'Retry Tx',
+      adminOnly: true,
+      cell: (row) => {
+        const busy = beingRetried.has(row.id);
+        return (
+          <button
+            type="button"
+            className="button small"
+            aria-label={busy ? `Retrying transaction ${row.txid}` : `Retry transaction ${row.txid}`}
+            disabled={busy}
+            onClick={() => retryRow.mutate([row.id])}
+          >
+            {busy ? 'Retrying...' : 'Retry'}
+          </button>
+        );
+      },
+    },
+  ];
+
+  return (
+    <section className="section" aria-labelledby="section-title">
+      <h1 id="section-title">{TITLE}</h1>
+      <FilterBar key={filterBarKey} fields={FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
+      {isAdmin && (
+        <div className="selection-bar">
+          <label>
+            <input
+              type="checkbox"
+              checked={allSelected}
+              disabled={allIds.length === 0}
+              onChange={(e) => setSelected(e.target.checked ? new Set(allIds) : NO_SELECTION)}
+            />
+            Select all {allIds.length} {allIds.length === 1 ? 'transaction' : 'transactions'}
+          </label>
+          {/* Announced politely as boxes are ticked; the button stays outside so it is not read again each time. */}
+          <p role="status" aria-live="polite">
+            Total selected: {selected.size}
+          </p>
+          <button type="button" className="button primary" disabled={selected.size === 0 || retrySelected.isPending} onClick={() => retrySelected.mutate([...selected])}>
+            {retrySelected.isPending ? 'Retrying...' : 'Retry Selected Tx'}
+          </button>
+        </div>
+      )}
+      <DataTable
+        label={TITLE}
+        columns={columns}
+        rows={query.data?.result ?? []}
+        rowKey={(row) => String(row.id)}
+        loading={tableLoading(query)}
+        total={query.data?.total_records ?? 0}
+        page={list.page}
+        limit={list.limit}
+        isAdmin={isAdmin}
+        onPageChange={list.setPage}
+        onLimitChange={list.setLimit}
+      />
+    </section>
+  );
+}
