@@ -20,9 +20,9 @@ import { Type, type TSchema } from 'typebox';
  * amount stays a number).
  *
  * A download streams: rows arrive in batches (keyset pages of the database),
- * each batch becomes one chunk, and the next batch is read only when the
- * client has taken the previous ones (Readable.from pulls on demand), so
- * memory stays flat however many rows match.
+ * each batch is sent in chunks of about 32 KB, and the next batch is read
+ * only when the client has taken the previous ones (Readable.from pulls on
+ * demand), so memory stays flat however many rows match.
  */
 
 export type CsvCell = string | number | null | undefined;

@@ -149,13 +149,11 @@ export async function pagePackageSubmissions(db: Queryable, filters: SubmissionF
 
 /**
  * Rows per keyset page of a download. Measured at a million rows
- * (server/bench/csv-export.ts): 1,000 a page exported a few percent faster
- * on Postgres (20% on PGlite), but the server's resident memory rose by
- * 90-190 MB during the export against 20-65 MB at 250, and on PGlite the
- * thread was held twice as long per page. The likely reason: rows of a page
- * still being sent when the young generation is collected are promoted, and
- * pile up as old garbage until the next full collection; a smaller page has
- * fewer such rows.
+ * (server/bench/csv-export.ts), 250 against 1,000: on PGlite, whose queries
+ * run on the server's thread, a page holds the thread half as long (p99
+ * stall 25 ms against 40 ms), and the server's peak memory during the export
+ * was lower in most runs; 1,000 exported up to 20% faster on PGlite and about
+ * as fast on Postgres.
  */
 export const DEFAULT_BATCH_SIZE = 250;
 
