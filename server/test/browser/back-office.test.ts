@@ -5,7 +5,7 @@ import { FEE_TOO_LOW_MESSAGE } from '../../src/modules/submission/submission.ser
 import { launchBrowser, screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * The back office in a real browser (issue 6): an admin registers a client,
@@ -36,7 +36,7 @@ before(async () => {
   db = await testDatabases()[0]!.open();
   app = await startWebTestApp(node, db);
   browser = await launchBrowser();
-  admin = await signedInContext('admin');
+  admin = await signedInContext(browser, app, 'admin');
   await admin.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
 });
 
@@ -47,22 +47,6 @@ after(async () => {
   await db?.close();
   await node?.stop();
 });
-
-/** A fresh browser profile signed in at the provider's own page as `username`, left on the dashboard. */
-async function signedInContext(username: 'admin' | 'viewer'): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${app.base}/dashboard`);
-  await page.waitForURL((url) => url.href.startsWith(app.idp.issuer));
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(app.password(username));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // Landed back on the dashboard before anything closes: a context closed mid-navigation can hang Chromium.
-  await page.waitForURL((url) => url.origin === app.base && url.pathname === '/dashboard');
-  await page.getByRole('navigation', { name: 'Dashboard sections' }).waitFor();
-  await page.close();
-  return context;
-}
 
 async function open(context: BrowserContext, path: string): Promise<Page> {
   const page = await context.newPage();
@@ -448,7 +432,7 @@ describe('a viewer', () => {
     });
     await adminPage.close();
 
-    const viewer = await signedInContext('viewer');
+    const viewer = await signedInContext(browser, app, 'viewer');
     try {
       const screens: Array<[string, string, string]> = [
         ['/dashboard?section=discounts', 'Discount Management', issued.code],

@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchBrowser, screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * The Failed Transactions screen in a real browser (SPEC.md sections 2, 4
@@ -47,7 +47,7 @@ before(async () => {
   }
   for (let day = 1; day <= 3; day++) await insert(timeoutTxid(day), 'Timeout', 'ALPHA', `2025-04-0${day}T12:00:00Z`, ['The node did not answer in time']);
   browser = await launchBrowser();
-  admin = await signedInContext('admin');
+  admin = await signedInContext(browser, app, 'admin');
   await admin.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
 });
 
@@ -58,22 +58,6 @@ after(async () => {
   await db?.close();
   await node?.stop();
 });
-
-/** A fresh browser profile signed in at the provider's own page as `username`, left on the dashboard. */
-async function signedInContext(username: 'admin' | 'viewer'): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${app.base}/dashboard`);
-  await page.waitForURL((url) => url.href.startsWith(app.idp.issuer));
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(app.password(username));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // Landed back on the dashboard before anything closes: a context closed mid-navigation can hang Chromium.
-  await page.waitForURL((url) => url.origin === app.base && url.pathname === '/dashboard');
-  await page.getByRole('navigation', { name: 'Dashboard sections' }).waitFor();
-  await page.close();
-  return context;
-}
 
 async function open(context: BrowserContext, search = ''): Promise<Page> {
   const page = await context.newPage();
@@ -248,7 +232,7 @@ describe('an administrator', () => {
 
 describe('a viewer', () => {
   test('sees the list read-only: no checkboxes, no selection bar, no Retry Tx column', async () => {
-    const viewer = await signedInContext('viewer');
+    const viewer = await signedInContext(browser, app, 'viewer');
     try {
       const page = await open(viewer);
       const table = await settled(page, '1 - 10 of 12');

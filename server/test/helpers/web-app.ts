@@ -6,6 +6,7 @@ import { createTokenVerifier } from '../../src/auth/token-verifier.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { devRedirects } from '../../src/runtime.ts';
 import type { Database } from '../../src/db/database.ts';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { WEB_DIST_DIR } from './browser.ts';
 import type { TestNode } from './regtest.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app.ts';
@@ -60,4 +61,20 @@ export async function startWebTestApp(node: TestNode, db: Database, options: Tes
       await idp.close();
     },
   };
+}
+
+/** A fresh browser profile signed in at the provider's own page as `username`, left on the dashboard. */
+export async function signedInContext(browser: Browser, app: WebTestApp, username: 'admin' | 'viewer'): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${app.base}/dashboard`);
+  await page.waitForURL((url) => url.href.startsWith(app.idp.issuer));
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(app.password(username));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  // Landed back on the dashboard before anything closes: a context closed mid-navigation can hang Chromium.
+  await page.waitForURL((url) => url.origin === app.base && url.pathname === '/dashboard');
+  await page.getByRole('navigation', { name: 'Dashboard sections' }).waitFor();
+  await page.close();
+  return context;
 }

@@ -1,5 +1,6 @@
 import { RpcCode, RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
+import { mempoolSpender } from '../../bitcoin/mempool-spender.ts';
 import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -33,12 +34,6 @@ export interface TrackJobDeps {
   recheckMs?: number;
   /** Called after queueing a block scan, so it runs at once. */
   wake: () => void;
-}
-
-interface Spending {
-  txid: string;
-  vout: number;
-  spendingtxid?: string;
 }
 
 /** While a block scan or a parent's hand-back is under way. */
@@ -97,14 +92,7 @@ export function createTrackJob(deps: TrackJobDeps): JobHandler {
 
   async function whyGone(txid: string, hex: string): Promise<Settlement | 'wait' | undefined> {
     const outpoints = decodeTxHex(hex).inputs.map((i) => ({ txid: i.txid, vout: i.vout }));
-    let spenders: Spending[] = [];
-    try {
-      spenders = await rpc.call<Spending[]>('gettxspendingprevout', [outpoints]);
-    } catch (error) {
-      // Nodes before Core 24 cannot say; the rest of the checks still can.
-      if (!(error instanceof RpcError && error.code === RpcCode.METHOD_NOT_FOUND)) throw error;
-    }
-    const replacer = spenders.find((s) => s.spendingtxid !== undefined && s.spendingtxid !== txid)?.spendingtxid;
+    const replacer = await mempoolSpender(rpc, txid, outpoints);
     if (replacer) return { status: 'replaced', replacedBy: replacer, reason: `replaced by ${replacer}` };
 
     // gettxout including the mempool: null for an output spent, or whose transaction is nowhere.

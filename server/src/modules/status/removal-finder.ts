@@ -1,4 +1,5 @@
-import { RpcCode, RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import type { RpcClient } from '../../bitcoin/rpc-client.ts';
+import { mempoolSpender } from '../../bitcoin/mempool-spender.ts';
 import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -32,23 +33,10 @@ export const REMOVAL_MESSAGES: Record<Removal['reason'], string> = {
 
 export const removal = (reason: Removal['reason'], replacedBy: string | null = null): Removal => ({ reason, replaced_by: replacedBy, message: REMOVAL_MESSAGES[reason] });
 
-interface Spending {
-  txid: string;
-  vout: number;
-  spendingtxid?: string;
-}
-
 export async function findRemoval(deps: { db: Queryable; rpc: RpcClient; log: Logger }, txid: string, recorded: { tx_hex: string; replaced_by: string | null }): Promise<Removal> {
   const { db, rpc, log } = deps;
   const outpoints = decodeTxHex(recorded.tx_hex).inputs.map((input) => ({ txid: input.txid, vout: input.vout }));
-  let spenders: Spending[] = [];
-  try {
-    spenders = await rpc.call<Spending[]>('gettxspendingprevout', [outpoints]);
-  } catch (error) {
-    // A node before Core 24 cannot say; the chain still can.
-    if (!(error instanceof RpcError && error.code === RpcCode.METHOD_NOT_FOUND)) throw error;
-  }
-  const replacer = spenders.find((s) => s.spendingtxid !== undefined && s.spendingtxid !== txid)?.spendingtxid;
+  const replacer = await mempoolSpender(rpc, txid, outpoints);
   if (replacer) {
     if (replacer !== recorded.replaced_by) {
       await db
