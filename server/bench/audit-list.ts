@@ -80,7 +80,9 @@ export interface EngineResult {
   engine: TestEngine['name'];
   serverVersion: string;
   rows: number;
-  fill: { insertMs: number; indexesMs: number; analyzeMs: number; totalMs: number; tableMb: number; heapMb: number; summaryMb: number };
+  fill: { insertMs: number; chainMs: number; indexesMs: number; analyzeMs: number; totalMs: number; tableMb: number; heapMb: number; summaryMb: number };
+  /** GET /rest-api/audits/verify over the whole trail, once, after the measurements (not a goal: reported). */
+  verify: { ms: number; verified: number; ok: boolean };
   data: { failures: number; distinctIps: number; distinctEndpoints: number; withClientCode: number; days: number };
   phases: Array<{
     phase: AuditBenchPhase;
@@ -208,9 +210,23 @@ export async function seedClientsAndCodes(db: Database): Promise<void> {
 
 export interface Fill {
   insertMs: number;
+  /** Chaining the rows into the audit trail's hash chain (migration 012), as the migration chains rows already there. */
+  chainMs: number;
   indexesMs: number;
   analyzeMs: number;
 }
+
+/**
+ * The filled rows' hashes, in audit_log_hashes beside them, exactly as
+ * migration 012_audit_hash_chain.sql chains the rows it finds, and the
+ * chain's head moved to the newest: the filled trail verifies
+ * (GET /rest-api/audits/verify), and the app's audit writer chains its own
+ * rows on after it. audit_logs itself is not rewritten.
+ */
+const CHAIN_SQL = `
+INSERT INTO audit_log_hashes (id, prev_hash, row_hash)
+SELECT id, coalesce(lag(row_hash) OVER (ORDER BY id), '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea), row_hash
+  FROM (SELECT id, audit_chain(audit_log_encoding(l)) OVER (ORDER BY id) AS row_hash FROM audit_logs l) AS chained`;
 
 /**
  * The rows go in with audit_logs' secondary indexes dropped and are indexed
@@ -228,12 +244,20 @@ export async function fillAuditLogs(db: Database, rows: number, endAt: Date): Pr
         AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
   );
   for (const index of indexes) await db.exec(`DROP INDEX ${index.name}`);
+  const { rows: [head] } = await db.query<{ last_id: number | null }>('SELECT last_id FROM audit_chain_head');
+  if (head?.last_id !== null) throw new Error('fillAuditLogs fills an empty audit trail: its hash chain starts at the first row');
   let started = performance.now();
   await db.transaction(async (tx) => {
     await tx.query('SELECT setseed(0.42)');
     await tx.query(FILL_SQL, [rows, endAt, SPAN_DAYS * 86_400]);
   });
   const insertMs = performance.now() - started;
+  started = performance.now();
+  await db.transaction(async (tx) => {
+    await tx.query(CHAIN_SQL);
+    await tx.query('UPDATE audit_chain_head SET (last_id, last_hash) = (SELECT id, row_hash FROM audit_log_hashes ORDER BY id DESC LIMIT 1) WHERE EXISTS (SELECT 1 FROM audit_log_hashes)');
+  });
+  const chainMs = performance.now() - started;
   started = performance.now();
   for (const index of indexes) await db.exec(index.definition);
   const indexesMs = performance.now() - started;
@@ -243,7 +267,7 @@ export async function fillAuditLogs(db: Database, rows: number, endAt: Date): Pr
   // The fill dirtied the whole table: written out now rather than by the
   // checkpointer in the middle of the measurements.
   await db.exec('CHECKPOINT');
-  return { insertMs, indexesMs, analyzeMs };
+  return { insertMs, chainMs, indexesMs, analyzeMs };
 }
 
 interface Shape {
@@ -405,12 +429,12 @@ export async function runAuditListBench(options: AuditListBenchOptions = {}): Pr
         lastPage: Math.ceil(rows / 100),
         deepSubmitPage: Math.max(1, Math.floor(rows / 500)),
       };
-      const fillTotal = fill.insertMs + fill.indexesMs + fill.analyzeMs;
+      const fillTotal = fill.insertMs + fill.chainMs + fill.indexesMs + fill.analyzeMs;
       const heading = engine.name === 'postgres' ? `Postgres server ${serverVersion} (TEST_DATABASE_URL)` : `PGlite in memory (PostgreSQL ${serverVersion} in WASM)`;
       out();
       out(`-- ${heading}`);
       out(
-        `fill: ${rows.toLocaleString('en-US')} rows in ${(fillTotal / 1000).toFixed(1)} s = INSERT ... SELECT ${(fill.insertMs / 1000).toFixed(1)} s + indexes ${(fill.indexesMs / 1000).toFixed(1)} s + ANALYZE ${(fill.analyzeMs / 1000).toFixed(1)} s; ` +
+        `fill: ${rows.toLocaleString('en-US')} rows in ${(fillTotal / 1000).toFixed(1)} s = INSERT ... SELECT ${(fill.insertMs / 1000).toFixed(1)} s + hash chain ${(fill.chainMs / 1000).toFixed(1)} s + indexes ${(fill.indexesMs / 1000).toFixed(1)} s + ANALYZE ${(fill.analyzeMs / 1000).toFixed(1)} s; ` +
           `audit_logs ${((size('audit_logs')?.total ?? 0) / MB).toFixed(0)} MB (heap ${((size('audit_logs')?.heap ?? 0) / MB).toFixed(0)} MB)${summaryBytes > 0 ? `, its summary tables ${(summaryBytes / MB).toFixed(1)} MB` : ''}`,
       );
       out(
@@ -432,10 +456,11 @@ export async function runAuditListBench(options: AuditListBenchOptions = {}): Pr
         serverVersion,
         rows,
         fill: {
-          insertMs: round3(fill.insertMs), indexesMs: round3(fill.indexesMs), analyzeMs: round3(fill.analyzeMs), totalMs: round3(fillTotal),
+          insertMs: round3(fill.insertMs), chainMs: round3(fill.chainMs), indexesMs: round3(fill.indexesMs), analyzeMs: round3(fill.analyzeMs), totalMs: round3(fillTotal),
           tableMb: round3((size('audit_logs')?.total ?? 0) / MB), heapMb: round3((size('audit_logs')?.heap ?? 0) / MB), summaryMb: round3(summaryBytes / MB),
         },
         data: data!,
+        verify: { ms: 0, verified: 0, ok: false },
         phases: [],
         checked: 0,
       };
@@ -548,6 +573,17 @@ export async function runAuditListBench(options: AuditListBenchOptions = {}): Pr
       const joined = (await list({ client_code: picked.topCode })).result[0]?.client_code_info;
       if (!joined) throw new Error('The busiest discount code came back without client_code_info');
       out(`checked: ${engineResult.checked} answers (total_records, total_pages and the page's ids) equal plain SQL over audit_logs; client_code_info joined (${joined.client_name}, ${joined.discount_percentage}%)${pastTheEnd.length > 0 ? `; empty pages at this size: ${pastTheEnd.join('; ')}` : ''}`);
+      // The trail's hash chain, walked whole through the admin endpoint (the fill chained its rows, the writer the bench's own).
+      progress(`${engine.name}: verifying the audit hash chain`);
+      const admin = await createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP }).issue({ username: 'bench-admin', isAdmin: true });
+      await t.audit.flush();
+      const verifyStarted = performance.now();
+      const verified = await t.app.inject({ method: 'GET', url: '/rest-api/audits/verify', headers: { authorization: `Bearer ${admin}` } });
+      const verifyMs = performance.now() - verifyStarted;
+      const chain = verified.json<{ ok: boolean; verified: number; message?: string }>();
+      if (verified.statusCode !== 200 || !chain.ok) throw new Error(`GET /rest-api/audits/verify answered HTTP ${verified.statusCode}: ${verified.body.slice(0, 300)}`);
+      engineResult.verify = { ms: round3(verifyMs), verified: chain.verified, ok: chain.ok };
+      out(`verify: GET /rest-api/audits/verify walked ${chain.verified.toLocaleString('en-US')} rows of the hash chain in ${(verifyMs / 1000).toFixed(1)} s: intact`);
       results.push(engineResult);
     } finally {
       await app?.t.close();

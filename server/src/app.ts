@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyError, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
@@ -19,17 +20,20 @@ import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
+import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
 import type { Clock } from './lib/clock.ts';
 import { createMetrics, type Metrics } from './metrics/metrics-registry.ts';
 import { registerMetricsHooks } from './metrics/metrics.hooks.ts';
 import { metricsRoutes, metricsSummaryRoutes } from './metrics/metrics.routes.ts';
 import { createMetricsService } from './metrics/metrics.service.ts';
-import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
+import { auditAdminRoutes, auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
 import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
 import { discountAdminRoutes, discountViewRoutes } from './modules/discounts/discounts.routes.ts';
 import { failedTxAdminRoutes, failedTxViewRoutes } from './modules/failed-txs/failed-txs.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { createHealthService } from './modules/health/health.service.ts';
 import type { MempoolReader } from './mempool/mempool-engine.ts';
 import { mempoolDashboardRoutes } from './modules/mempool-dashboard/mempool-dashboard.routes.ts';
 import type { MarketRateSource } from './modules/pricing/market-rate.ts';
@@ -74,7 +78,10 @@ export interface AppDeps {
   metrics?: Metrics;
   options: {
     rateLimit: { max: number; windowMs: number };
-    trustProxy: boolean | string[];
+    /** Fastify's trustProxy: false, true (every hop), a hop count, or the proxies' addresses/CIDRs. */
+    trustProxy: boolean | number | string[];
+    /** Origins whose pages may call the API cross-origin (CORS_ORIGINS); none by default: same-origin only. */
+    corsOrigins?: readonly string[];
     auditPayloadMaxChars: number;
     /** The node's -bytespersigop (default 20), for the sigop-adjusted virtual size submissions are priced by. */
     bytesPerSigop?: number;
@@ -89,12 +96,21 @@ export interface AppDeps {
 /** Builds the HTTP application. Never listens and never reads the environment (DESIGN.md, convention 3). */
 export async function buildApp(deps: AppDeps) {
   const { options } = deps;
+  const securityHeaders = createSecurityHeaders({ identityProviderOrigins: deps.staff ? [originOf(deps.staff.signIn.issuer)] : [] });
   const app = Fastify({
     logger: options.logger ?? false,
-    trustProxy: options.trustProxy,
+    // A hop count as Fastify reads one (its typings only name the other forms).
+    trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : options.trustProxy,
     // Refuse unknown fields rather than silently dropping them (no mass assignment).
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    // A URL Fastify cannot decode (`/rest-api/client/update/%zz`) is answered before any hook runs: in the API's error shape, with the security headers.
+    frameworkErrors: (error, request, reply) => {
+      securityHeaders.apply(request, reply);
+      void (reply as FastifyReply).status(400).send({ status: 'error', message: error.code === 'FST_ERR_BAD_URL' ? 'The address is not a valid URL.' : error.message });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // First, so that every response carries them, whatever refuses the request later.
+  securityHeaders.register(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return reply.status(error.statusCode).send({ status: 'error', message: error.message, ...error.extra });
@@ -127,6 +143,20 @@ export async function buildApp(deps: AppDeps) {
     await deps.audit.close();
   });
 
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    const allowed = new Set(options.corsOrigins);
+    // A function rather than the list: for an origin not listed the plugin then
+    // adds nothing at all (with a list it still answers a preflight with the
+    // allowed methods and headers), and the preflight falls through to a 404.
+    await app.register(cors, {
+      origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
+      methods: ['GET', 'HEAD', 'POST', 'DELETE'],
+      allowedHeaders: ['authorization', 'content-type', 'x-portal-client'],
+      exposedHeaders: ['content-disposition', 'retry-after'],
+      maxAge: 600,
+    });
+  }
+
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) => ({
@@ -149,6 +179,7 @@ export async function buildApp(deps: AppDeps) {
         { name: 'staff', description: "Signed-in staff: the identity provider's ID token as a Bearer token" },
         { name: 'mempool', description: "The /mempool/ dashboard's live data: public, not rate limited" },
         { name: 'metrics', description: 'Prometheus scrape: open, or behind METRICS_TOKEN as a Bearer token' },
+        { name: 'health', description: 'For load balancers and monitors: public, not rate limited, not audited' },
       ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
@@ -163,11 +194,12 @@ export async function buildApp(deps: AppDeps) {
   await app.register(siteInfoRoutes, { prefix: '/rest-api', settings: deps.settings, rateLimit: limit });
   const metricsService = createMetricsService({ metrics, db: deps.db, mempool: deps.mempool, audit: deps.audit, clock: deps.clock, log: app.log });
   await app.register(metricsRoutes, { prefix: '/rest-api', service: metricsService, token: options.metricsToken });
+  await app.register(healthRoutes, { prefix: '/rest-api', service: createHealthService({ db: deps.db, mempool: deps.mempool, clock: deps.clock, log: app.log }) });
 
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
     await app.register(signInConfigRoutes, { prefix: '/rest-api', config: deps.staff.signIn });
-    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps), failedTxViewRoutes(deps), metricsSummaryRoutes(metricsService), txPullerRoutes(deps), txReportRoutes(deps)], adminRoutes: [clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps), failedTxAdminRoutes(deps)] });
+    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps), failedTxViewRoutes(deps), metricsSummaryRoutes(metricsService), txPullerRoutes(deps), txReportRoutes(deps)], adminRoutes: [auditAdminRoutes(deps.db), clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps), failedTxAdminRoutes(deps)] });
   }
 
   await app.register(mempoolDashboardRoutes({ feed: deps.mempool.feed }), { prefix: '/mempool' });
@@ -187,6 +219,11 @@ async function registerWebApp(app: App, distDir: string | undefined): Promise<vo
     if (hasWeb && request.method === 'GET' && !backend) return reply.type('text/html').sendFile('index.html');
     return reply.status(404).send({ status: 'error', message: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/** Trusts the `hops` nearest addresses (the socket's peer is hop 0): proxy-addr then takes the first address beyond them. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }
 
 function validationMessage(error: FastifyError): string {

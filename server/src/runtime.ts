@@ -207,6 +207,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       options: {
         rateLimit: config.rateLimit,
         trustProxy: config.trustProxy,
+        corsOrigins: config.corsOrigins,
         auditPayloadMaxChars: config.auditPayloadMaxChars,
         bytesPerSigop: config.bytesPerSigop,
         webDistDir: config.webDistDir,
@@ -219,7 +220,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const engine = mempool;
     // Tracking and retries submit through the same path as the API, outside any request.
     const submission = createSubmissionService({ db, rpc, market: createEngineMarketSource(engine), settings, records, clock: systemClock, log: logger, bytesPerSigop: config.bytesPerSigop });
-    jobs = createPortalJobs({ db, rpc, mempool: engine, submission, log: logger });
+    jobs = createPortalJobs({ db, rpc, mempool: engine, submission, log: logger, pendingAfterMs: config.pendingSettleMs });
     await jobs.start();
     const background = jobs;
     const stop = async () => {

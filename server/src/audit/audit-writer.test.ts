@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isDatabaseError, type Database, type Queryable } from '../db/database.ts';
+import { isDatabaseError, type Database, type Queryable, type QueryResult } from '../db/database.ts';
 import type { Logger } from '../lib/logger.ts';
 import { testDatabases } from '../../test/helpers/test-db.ts';
 import { createAuditWriter, type AuditRow } from './audit-writer.ts';
@@ -60,66 +60,93 @@ async function countRows(db: Queryable): Promise<number> {
 
 const isInsert = (sql: string) => sql.startsWith('INSERT INTO audit_logs ');
 
-/** The real database, recording the writer's INSERTs (rows per statement). */
-function recording(db: Database): Queryable & { insertRows: number[] } {
+/** Parameters per row of the writer's INSERT: the 11 columns of a row, its id, prev_hash and row_hash. */
+const PARAMS_PER_ROW = 14;
+
+type AuditDb = Parameters<typeof createAuditWriter>[0];
+type Run = (sql: string, params?: unknown[]) => Promise<QueryResult<Record<string, unknown>>>;
+
+/** The real database, each statement of the writer (those inside its transactions too) passed through `onQuery`. */
+function intercepted(db: Database, onQuery: (sql: string, params: unknown[] | undefined, run: Run) => Promise<QueryResult<Record<string, unknown>>>): AuditDb {
+  const wrap = (inner: Queryable): Queryable => ({
+    query: <T,>(sql: string, params?: unknown[]) => onQuery(sql, params, (s, p) => inner.query(s, p)) as Promise<QueryResult<T>>,
+    exec: (sql) => inner.exec(sql),
+  });
+  return { ...wrap(db), transaction: (fn) => db.transaction((tx) => fn(wrap(tx))) };
+}
+
+/** Runs the writer's INSERT against a table that does not exist: the engine's own error (42P01). */
+const failInsert = (sql: string, params: unknown[] | undefined, run: Run) => run(sql.replace('INSERT INTO audit_logs ', 'INSERT INTO audit_logs_unavailable '), params);
+
+/** The real database, recording the writer's INSERTs (rows per statement) and how many transactions it began. */
+function recording(db: Database): AuditDb & { insertRows: number[]; transactions: number } {
   const insertRows: number[] = [];
+  const state = { transactions: 0 };
+  const inner = intercepted(db, (sql, params, run) => {
+    if (isInsert(sql)) insertRows.push((params?.length ?? 0) / PARAMS_PER_ROW);
+    return run(sql, params);
+  });
   return {
     insertRows,
-    query: async (sql, params) => {
-      if (isInsert(sql)) insertRows.push((params?.length ?? 0) / 11);
-      return db.query(sql, params);
+    get transactions() {
+      return state.transactions;
     },
-    exec: (sql) => db.exec(sql),
+    query: inner.query,
+    transaction: (fn) => {
+      state.transactions++;
+      return inner.transaction(fn);
+    },
   };
 }
 
 /** The real database whose first `failures` INSERTs fail with the engine's own error (undefined table). */
-function failingFirst(db: Database, failures: number): Queryable & { attempts: number } {
+function failingFirst(db: Database, failures: number): AuditDb & { attempts: number } {
   const state = { attempts: 0, left: failures };
   return {
     get attempts() {
       return state.attempts;
     },
-    query: async (sql, params) => {
+    ...intercepted(db, (sql, params, run) => {
       if (isInsert(sql)) {
         state.attempts++;
         if (state.left > 0) {
           state.left--;
-          return db.query(sql.replace('INSERT INTO audit_logs ', 'INSERT INTO audit_logs_unavailable '), params);
+          return failInsert(sql, params, run);
         }
       }
-      return db.query(sql, params);
-    },
-    exec: (sql) => db.exec(sql),
+      return run(sql, params);
+    }),
   };
 }
 
 /**
- * The real database; INSERTs wait until `open()` is called (a slow or stalled
- * server). With `failFirst`, the first INSERT then fails with the engine's own error.
+ * The real database; the writer's transactions wait until `open()` is called
+ * (a slow or stalled server). With `failFirst`, the first INSERT then fails
+ * with the engine's own error.
  */
-function gated(db: Database, failFirst = false): Queryable & { open(): void; waiting: number } {
+function gated(db: Database, failFirst = false): AuditDb & { open(): void; waiting: number } {
   let open: () => void = () => {};
   const gate = new Promise<void>((resolve) => (open = resolve));
   const state = { waiting: 0, fail: failFirst };
+  const inner = intercepted(db, (sql, params, run) => {
+    if (isInsert(sql) && state.fail) {
+      state.fail = false;
+      return failInsert(sql, params, run);
+    }
+    return run(sql, params);
+  });
   return {
     open: () => open(),
     get waiting() {
       return state.waiting;
     },
-    query: async (sql, params) => {
-      if (isInsert(sql)) {
-        state.waiting++;
-        await gate;
-        state.waiting--;
-        if (state.fail) {
-          state.fail = false;
-          return db.query(sql.replace('INSERT INTO audit_logs ', 'INSERT INTO audit_logs_unavailable '), params);
-        }
-      }
-      return db.query(sql, params);
+    query: inner.query,
+    transaction: async (fn) => {
+      state.waiting++;
+      await gate;
+      state.waiting--;
+      return inner.transaction(fn);
     },
-    exec: (sql) => db.exec(sql),
   };
 }
 
@@ -174,7 +201,7 @@ for (const engine of testDatabases()) {
         const writer = createAuditWriter(recorded, recordingLogger(), { flushIntervalMs: NO_TIMER, batchSize: 3 });
         for (let i = 0; i < 7; i++) writer.push(row(i));
         // Reaching batchSize started a write by itself; flush() waits for it and writes the rest.
-        assert.ok(recorded.insertRows.length >= 1, 'a full batch starts a write');
+        assert.ok(recorded.transactions >= 1, 'a full batch starts a write');
         await writer.flush();
         assert.equal(await countRows(db), 7);
         assert.deepEqual(recorded.insertRows, [3, 3, 1]);
@@ -274,17 +301,9 @@ for (const engine of testDatabases()) {
     test('a failure after a written batch resumes where it stopped, without duplicating the written rows', async () => {
       const db = await engine.open();
       try {
-        const flaky: Queryable = (() => {
-          let inserts = 0;
-          return {
-            query: async (sql: string, params?: unknown[]) => {
-              // The second INSERT fails with the engine's own error; the others go through.
-              if (isInsert(sql) && ++inserts === 2) return db.query(sql.replace('INSERT INTO audit_logs ', 'INSERT INTO audit_logs_unavailable '), params);
-              return db.query(sql, params);
-            },
-            exec: (sql: string) => db.exec(sql),
-          };
-        })();
+        let inserts = 0;
+        // The second INSERT fails with the engine's own error; the others go through.
+        const flaky = intercepted(db, (sql, params, run) => (isInsert(sql) && ++inserts === 2 ? failInsert(sql, params, run) : run(sql, params)));
         const writer = createAuditWriter(flaky, recordingLogger(), { flushIntervalMs: NO_TIMER, batchSize: 2 });
         // Rows 0-1 are written, the batch of rows 2-3 fails: 2, 3 and 4 stay queued.
         const rows = Array.from({ length: 5 }, (_, i) => row(i));

@@ -1,11 +1,19 @@
-import type { Queryable } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import type { Logger } from '../lib/logger.ts';
+import { rowHash, type ChainedRowContent } from './audit-chain.ts';
 
 /**
  * The audit trail is written off the request path: a request enqueues its row
  * and answers; rows are inserted in batches. An audit write therefore never
  * makes a request fail or wait. Rows that could not be written stay queued and
  * are retried; close() drains the queue so a graceful shutdown loses none.
+ *
+ * Each batch is appended to the trail's hash chain (audit-chain.ts): in one
+ * transaction the writer locks the chain's head row, takes the batch's ids
+ * from the sequence (under the lock, so they follow every id chained before),
+ * hashes each row onto the previous one, inserts the batch and moves the
+ * head. Writers of several portal instances take turns on the head's lock;
+ * one of them waits for at most one batch of another's.
  */
 
 export interface AuditRow {
@@ -56,8 +64,8 @@ const queuedAtMs = (row: AuditRow | undefined) => (row === undefined ? undefined
 const rowChars = (row: AuditRow) => (row.requestPayload?.length ?? 0) + (row.responsePayload?.length ?? 0) + 256;
 
 const COLUMNS = [
-  'ip_address', 'endpoint', 'http_method', 'client_code', 'request_at', 'request_payload',
-  'response_payload', 'response_time_ms', 'error_message', 'source_type', 'is_success',
+  'id', 'ip_address', 'endpoint', 'http_method', 'client_code', 'request_at', 'request_payload',
+  'response_payload', 'response_time_ms', 'error_message', 'source_type', 'is_success', 'prev_hash', 'row_hash',
 ] as const;
 
 /**
@@ -67,12 +75,30 @@ const COLUMNS = [
  */
 const storable = (text: string | null): string | null => (text !== null && text.includes('\0') ? text.replaceAll('\0', '\\u0000') : text);
 
-function values(row: AuditRow): unknown[] {
-  return [storable(row.ipAddress), storable(row.endpoint), storable(row.httpMethod), storable(row.clientCode), row.requestAt,
-    storable(row.requestPayload), storable(row.responsePayload), row.responseTimeMs, storable(row.errorMessage), row.sourceType, row.isSuccess];
+/** The row as it will be stored, under its id: what its hash covers. */
+function stored(row: AuditRow, id: number): ChainedRowContent {
+  return {
+    id,
+    ipAddress: storable(row.ipAddress),
+    endpoint: storable(row.endpoint),
+    httpMethod: storable(row.httpMethod),
+    clientCode: storable(row.clientCode),
+    requestAt: row.requestAt,
+    requestPayload: storable(row.requestPayload),
+    responsePayload: storable(row.responsePayload),
+    responseTimeMs: row.responseTimeMs,
+    errorMessage: storable(row.errorMessage),
+    sourceType: row.sourceType,
+    isSuccess: row.isSuccess,
+  };
 }
 
-export function createAuditWriter(db: Queryable, log: Logger, options: AuditWriterOptions = {}): AuditWriter {
+function values(row: ChainedRowContent, prevHash: Uint8Array, hash: Uint8Array): unknown[] {
+  return [row.id, row.ipAddress, row.endpoint, row.httpMethod, row.clientCode, row.requestAt, row.requestPayload,
+    row.responsePayload, row.responseTimeMs, row.errorMessage, row.sourceType, row.isSuccess, prevHash, hash];
+}
+
+export function createAuditWriter(db: Pick<Database, 'query' | 'transaction'>, log: Logger, options: AuditWriterOptions = {}): AuditWriter {
   const flushIntervalMs = options.flushIntervalMs ?? 200;
   const batchSize = options.batchSize ?? 500;
   const maxQueued = options.maxQueued ?? 200_000;
@@ -97,7 +123,22 @@ export function createAuditWriter(db: Queryable, log: Logger, options: AuditWrit
 
   async function writeBatch(batch: AuditRow[]): Promise<void> {
     const placeholders = batch.map((_, r) => `(${COLUMNS.map((_c, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`);
-    await db.query(`INSERT INTO audit_logs (${COLUMNS.join(', ')}) VALUES ${placeholders.join(', ')}`, batch.flatMap(values));
+    await db.transaction(async (tx) => {
+      const head = (await tx.query<{ last_hash: Uint8Array }>('SELECT last_hash FROM audit_chain_head FOR UPDATE')).rows[0];
+      if (!head) throw new Error('The audit chain has no head row (audit_chain_head is empty): it was deleted from the database');
+      const { rows } = await tx.query<{ id: number }>("SELECT nextval('audit_logs_id_seq') AS id FROM generate_series(1, $1::integer)", [batch.length]);
+      const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+      let prevHash = head.last_hash;
+      const params: unknown[] = [];
+      batch.forEach((row, i) => {
+        const content = stored(row, ids[i]!);
+        const hash = rowHash(prevHash, content);
+        params.push(...values(content, prevHash, hash));
+        prevHash = hash;
+      });
+      await tx.query(`INSERT INTO audit_logs (${COLUMNS.join(', ')}) VALUES ${placeholders.join(', ')}`, params);
+      await tx.query('UPDATE audit_chain_head SET last_id = $1, last_hash = $2', [ids.at(-1), prevHash]);
+    });
   }
 
   async function drain(): Promise<void> {

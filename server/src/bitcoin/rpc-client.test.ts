@@ -365,6 +365,37 @@ describe('faults injected by a bitcoind-shaped server', () => {
     }
   });
 
+  test('a batch warming up (every call -28) is asked again; one where the node executed some calls is not', async () => {
+    let warming = 2;
+    let mixed = false;
+    const fake = await fakeNode((request, res) => {
+      const batch = request as JsonRpcRequest[];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const warm = { code: RpcCode.IN_WARMUP, message: 'Loading wallet…' };
+      if (warming-- > 0) return res.end(JSON.stringify(batch.map((r) => ({ result: null, error: warm, id: r.id }))));
+      // Warm-up ended between the two calls: the first was refused, the second executed.
+      if (mixed) return res.end(JSON.stringify(batch.map((r, i) => (i === 0 ? { result: null, error: warm, id: r.id } : { result: 7, error: null, id: r.id }))));
+      res.end(JSON.stringify(batch.map((r) => ({ result: 7, error: null, id: r.id }))));
+    });
+    try {
+      const rpc = createRpcClient(fakeOptions(fake.url));
+      const calls = [{ method: 'gettxout', params: ['00'.repeat(32), 0, false] }, { method: 'getblockcount' }];
+      assert.deepEqual(await rpc.batch<number>(calls), [{ ok: true, result: 7 }, { ok: true, result: 7 }]);
+      assert.equal(fake.requests, 3, 'two warm-up answers, then the real one');
+      mixed = true;
+      const answers = await rpc.batch<number>(calls);
+      assert.equal(fake.requests, 4, 'not asked again: the node had executed a call');
+      assert.equal(answers[0]?.ok, false);
+      assert.deepEqual(answers[1], { ok: true, result: 7 });
+      warming = 10;
+      const refused = await rpc.batch<number>(calls);
+      assert.equal(fake.requests, 8, 'one attempt and maxRetries (3) more');
+      assert.ok(refused.every((item) => !item.ok && item.error.code === RpcCode.IN_WARMUP), 'then the -28 answers are returned');
+    } finally {
+      await fake.close();
+    }
+  });
+
   test('a node that never answers is a timeout, and the slot is given back', async () => {
     let hang = true;
     const fake = await fakeNode((request, res) => {

@@ -192,23 +192,31 @@ function makeClient(
 
     async batch<T>(calls: RpcCall[]): Promise<RpcBatchItem<T>[]> {
       if (calls.length === 0) return [];
-      const firstId = nextId;
-      nextId += calls.length;
-      const body = encodeJsonRpcBody(calls.map((c, i) => ({ jsonrpc: '1.0', id: firstId + i, method: c.method, params: c.params ?? [] })));
-      const replies = await post(`batch of ${calls.length}`, body);
-      if (!Array.isArray(replies)) {
-        const single = replies as JsonRpcReply;
-        const err = single.error ?? { code: RpcCode.MISC_ERROR, message: 'Malformed batch reply' };
-        throw new RpcError('batch', err.code, err.message);
+      for (let attempt = 0; ; attempt++) {
+        const firstId = nextId;
+        nextId += calls.length;
+        const body = encodeJsonRpcBody(calls.map((c, i) => ({ jsonrpc: '1.0', id: firstId + i, method: c.method, params: c.params ?? [] })));
+        const replies = await post(`batch of ${calls.length}`, body);
+        if (!Array.isArray(replies)) {
+          const single = replies as JsonRpcReply;
+          const err = single.error ?? { code: RpcCode.MISC_ERROR, message: 'Malformed batch reply' };
+          throw new RpcError('batch', err.code, err.message);
+        }
+        // The node may answer a batch in any order; match by id.
+        const byId = new Map<unknown, JsonRpcReply>();
+        for (const reply of replies as JsonRpcReply[]) byId.set(reply.id, reply);
+        const items = calls.map((c, i): RpcBatchItem<T> => {
+          const reply = byId.get(firstId + i);
+          if (!reply) return { ok: false, error: new RpcError(c.method, RpcCode.MISC_ERROR, 'Missing reply in batch') };
+          return toResult<T>(c.method, reply);
+        });
+        // Warming up, the node answers every call of a batch with -28 and executes none: asked again, as call() is.
+        if (attempt < maxRetries && items.every((item) => !item.ok && item.error.code === RpcCode.IN_WARMUP)) {
+          await sleep(retryBaseMs * 2 ** attempt);
+          continue;
+        }
+        return items;
       }
-      // The node may answer a batch in any order; match by id.
-      const byId = new Map<unknown, JsonRpcReply>();
-      for (const reply of replies as JsonRpcReply[]) byId.set(reply.id, reply);
-      return calls.map((c, i) => {
-        const reply = byId.get(firstId + i);
-        if (!reply) return { ok: false, error: new RpcError(c.method, RpcCode.MISC_ERROR, 'Missing reply in batch') };
-        return toResult<T>(c.method, reply);
-      });
     },
 
     wallet(name: string): RpcClient {

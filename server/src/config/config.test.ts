@@ -143,6 +143,26 @@ test('TRUST_PROXY: false, true, or a list of proxies', () => {
   assert.equal(parse({ TRUST_PROXY: 'true' }).trustProxy, true);
   assert.deepEqual(parse({ TRUST_PROXY: '10.0.0.1' }).trustProxy, ['10.0.0.1']);
   assert.deepEqual(parse({ TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16 ,,::1 ' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', '::1']);
+  assert.deepEqual(parse({ TRUST_PROXY: 'loopback, 10.0.0.0/255.0.0.0, fd00::/8' }).trustProxy, ['loopback', '10.0.0.0/255.0.0.0', 'fd00::/8']);
+});
+
+test('TRUST_PROXY: a number of hops; entries that are not addresses are refused at start-up, not when the first request comes', () => {
+  assert.equal(parse({ TRUST_PROXY: '1' }).trustProxy, 1);
+  assert.equal(parse({ TRUST_PROXY: '2' }).trustProxy, 2);
+  for (const bad of ['proxy.internal', '10.0.0.1/33', '::1/129', '10.0.0.1/8/8', 'yes', '-1']) {
+    assert.deepEqual(problemsOf({ TRUST_PROXY: bad }), [`TRUST_PROXY must be 'false', 'true', a number of hops, or addresses/CIDRs (or loopback, linklocal, uniquelocal); not '${bad}'`], bad);
+  }
+});
+
+test('CORS_ORIGINS: none by default (same-origin only), or a list of exact origins', () => {
+  assert.deepEqual(parse({}).corsOrigins, []);
+  assert.deepEqual(parse({ CORS_ORIGINS: 'https://ops.example.com, http://localhost:5173 ,' }).corsOrigins, ['https://ops.example.com', 'http://localhost:5173']);
+  for (const bad of ['*', 'ops.example.com', 'https://ops.example.com/', 'https://ops.example.com/path', 'ftp://ops.example.com', 'https://OPS.example.com', 'null']) {
+    const problems = problemsOf({ CORS_ORIGINS: `https://fine.example, ${bad}` });
+    assert.equal(problems.length, 1, bad);
+    assert.match(problems[0]!, /^CORS_ORIGINS entries must be origins such as https:\/\/portal\.example\.com/, bad);
+    assert.ok(problems[0]!.endsWith(`not '${bad}'`), `${bad}: ${problems[0]}`);
+  }
 });
 
 test('the README documents every setting', async () => {
@@ -164,4 +184,12 @@ test('schema and cross-field problems are reported together, and passwords are n
   assert.ok(error.problems.some((p) => p.startsWith('BITCOIN_RPC_URL needs')), 'the cross-field problem is there too');
   assert.ok(error.problems.some((p) => p.startsWith('DATABASE_URL')));
   assert.doesNotMatch(error.message, /hunter2/);
+});
+
+test('PENDING_SETTLE_MS: two minutes by default, and never under twice the RPC timeout', () => {
+  assert.equal(parse({}).pendingSettleMs, 120_000);
+  assert.equal(parse({ BITCOIN_RPC_TIMEOUT_MS: '2500', PENDING_SETTLE_MS: '5000' }).pendingSettleMs, 5_000);
+  const problems = problemsOf({ PENDING_SETTLE_MS: '30000' });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]!, /PENDING_SETTLE_MS must be at least twice BITCOIN_RPC_TIMEOUT_MS \(60000\)/);
 });

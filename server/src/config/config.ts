@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -31,12 +32,14 @@ const EnvSchema = Type.Object({
   BITCOIN_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
   BITCOIN_RPC_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
   BITCOIN_BYTES_PER_SIGOP: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: "The node's -bytespersigop: submissions are priced by the node's sigop-adjusted virtual size" }),
+  PENDING_SETTLE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 120_000, description: "A submission still 'pending' this long belongs to no live request (its server stopped mid-request): the block scan records it as accepted and tracks it" }),
   REGTEST_RPC_PORT: Port(18543, 'RPC port of the embedded regtest node'),
   REGTEST_P2P_PORT: Port(18544, 'P2P port of the embedded regtest node'),
   REGTEST_ZMQ_PORT: Port(18545, 'ZMQ port of the embedded regtest node'),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
-  TRUST_PROXY: Type.String({ default: 'false', description: "'false', 'true', or a comma-separated list of proxy addresses/CIDRs" }),
+  TRUST_PROXY: Type.String({ default: 'false', description: "'false', 'true', a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs" }),
+  CORS_ORIGINS: Type.Optional(Type.String({ description: "Comma-separated origins (scheme://host[:port]) whose web pages may call the API from a browser; unset, only the portal's own pages may" })),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -80,8 +83,12 @@ export interface AppConfig {
   network: Network | undefined;
   rpc: { timeoutMs: number; concurrency: number };
   bytesPerSigop: number;
+  /** After this long a 'pending' submission row is settled by the block scan (its request's server died). */
+  pendingSettleMs: number;
   rateLimit: { max: number; windowMs: number };
-  trustProxy: boolean | string[];
+  trustProxy: boolean | number | string[];
+  /** Origins allowed to call the API cross-origin (CORS); empty: same-origin only. */
+  corsOrigins: string[];
   logLevel: string;
   auditPayloadMaxChars: number;
   /** Bearer token of the Prometheus scrape; undefined leaves it open. */
@@ -146,6 +153,12 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
   if (new Set(ports).size !== ports.length) {
     problems.push('PORT and the ports of the embedded node (REGTEST_RPC_PORT, REGTEST_P2P_PORT, REGTEST_ZMQ_PORT) and identity provider (DEV_IDP_PORT) must all differ');
   }
+  // A live request keeps its row pending while it waits for the node, at most twice (sendrawtransaction, then getmempoolentry).
+  if (Number.isInteger(env.PENDING_SETTLE_MS) && Number.isInteger(env.BITCOIN_RPC_TIMEOUT_MS) && env.PENDING_SETTLE_MS < 2 * env.BITCOIN_RPC_TIMEOUT_MS) {
+    problems.push(`PENDING_SETTLE_MS must be at least twice BITCOIN_RPC_TIMEOUT_MS (${2 * env.BITCOIN_RPC_TIMEOUT_MS}), or a request still waiting for the node could see its row settled under it`);
+  }
+  if (typeof env.TRUST_PROXY === 'string') problems.push(...trustProxyProblems(env.TRUST_PROXY));
+  if (typeof env.CORS_ORIGINS === 'string') problems.push(...corsOriginProblems(env.CORS_ORIGINS));
   const production = env.NODE_ENV === 'production';
   if (production && !env.OIDC_ISSUER) {
     problems.push('NODE_ENV=production needs OIDC_ISSUER: the local development identity provider does not run in production');
@@ -181,8 +194,10 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
     rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
     bytesPerSigop: env.BITCOIN_BYTES_PER_SIGOP,
+    pendingSettleMs: env.PENDING_SETTLE_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    corsOrigins: env.CORS_ORIGINS === undefined ? [] : commaList(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL,
     auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,
     metricsToken: env.METRICS_TOKEN,
@@ -194,10 +209,47 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
   };
 }
 
-function parseTrustProxy(value: string): boolean | string[] {
+const commaList = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+/**
+ * Fastify's trustProxy (proxy-addr): with a hop count or a list of proxies the
+ * client address is the right-most one not trusted, so an X-Forwarded-For a
+ * client made up before the proxy's own entry changes nothing; with 'true'
+ * every hop is trusted and the left-most entry, which anyone can write, wins.
+ */
+function parseTrustProxy(value: string): boolean | number | string[] {
   if (value === 'false') return false;
   if (value === 'true') return true;
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (/^\d+$/.test(value)) return Number(value);
+  return commaList(value);
+}
+
+/** proxy-addr's names for address ranges, besides addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxyProblems(value: string): string[] {
+  if (value === 'false' || value === 'true' || /^\d+$/.test(value)) return [];
+  const bad = commaList(value).filter((entry) => {
+    if (PROXY_RANGE_NAMES.has(entry)) return false;
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return true;
+    // A prefix length, or for IPv4 a netmask (10.0.0.0/255.0.0.0).
+    return bits !== undefined && !((/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)) || (family === 4 && isIP(bits) === 4));
+  });
+  return bad.length > 0
+    ? [`TRUST_PROXY must be 'false', 'true', a number of hops, or addresses/CIDRs (or loopback, linklocal, uniquelocal); not ${bad.map((b) => `'${b}'`).join(', ')}`]
+    : [];
+}
+
+/** Each entry must be exactly an origin as a browser sends it in the Origin header: no path, no trailing slash. */
+function corsOriginProblems(value: string): string[] {
+  const bad = commaList(value).filter((entry) => {
+    if (!URL.canParse(entry)) return true;
+    const url = new URL(entry);
+    return (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== entry;
+  });
+  return bad.length > 0 ? [`CORS_ORIGINS entries must be origins such as https://portal.example.com (scheme, host, optional port; no path); not ${bad.map((b) => `'${b}'`).join(', ')}`] : [];
 }
 
 /** Values are echoed to help, but never a password, in a setting or inside a URL. */

@@ -25,4 +25,5 @@ test('server shutdown and connection-exception codes count as unavailability', (
   assert.equal(isDatabaseUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), true);
   assert.equal(isDatabaseUnavailable(Object.assign(new Error('connection failure'), { code: '08006' })), true);
   assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
+  assert.equal(isDatabaseUnavailable(new Error('Query read timeout')), true, "a statement unanswered within the pool's query_timeout");
 });

@@ -84,8 +84,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   }
-  // node-postgres reports a dropped connection or pool timeout without a code.
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message);
+  // node-postgres reports a dropped connection, a pool timeout or an unanswered statement (query_timeout) without a code.
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/i.test(err.message);
 }
 
 // ---------------------------------------------------------------------------
@@ -316,6 +316,18 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
 // ---------------------------------------------------------------------------
 // Postgres server.
 
+/** How long a query waits for a connection, new or from a busy pool, before failing (pg's own default waits forever). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long a statement outside a transaction waits for its answer before
+ * failing (pg's own default waits forever). A server that stopped answering
+ * without closing its connections (a frozen host, a network partition) would
+ * otherwise hold every request that reaches an open pooled connection, for
+ * good. Generous, as the RPC timeout is: staff lists over large tables still
+ * answer.
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+
 export interface PostgresOptions {
   /** Pool size; pg's default is 10. */
   max?: number;
@@ -324,6 +336,12 @@ export interface PostgresOptions {
    * (default 10 s; pg's own default waits forever).
    */
   connectTimeoutMs?: number;
+  /**
+   * How long `query()` waits for the answer (default 30 s); the connection is
+   * then discarded. Statements inside transaction() are not bounded: a
+   * migration waits for another instance's lock as long as it takes.
+   */
+  queryTimeoutMs?: number;
   /**
    * Errors of idle pooled connections (e.g. the server restarted). The pool has
    * already discarded the connection; the default writes the error to stderr.
@@ -359,7 +377,7 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
   const pool = new pg.Pool({
     connectionString: url,
     ...(opts.max === undefined ? {} : { max: opts.max }),
-    connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     types: pgTypes,
     // Startup options; a URL with its own ?options= takes precedence.
     options: '-c TimeZone=UTC -c DateStyle=ISO,MDY -c IntervalStyle=postgres',
@@ -390,12 +408,14 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
   }
 
   const scope = new TxScope();
+  const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
 
   return {
     kind: 'postgres',
     async query<T>(sql: string, params?: unknown[]) {
       scope.assertOutside('query');
-      return pgResult<T>(await pool.query(extended(sql, params)));
+      const config: pg.QueryConfig & { query_timeout: number } = { ...extended(sql, params), query_timeout: queryTimeoutMs };
+      return pgResult<T>(await pool.query(config));
     },
     async exec(sql: string) {
       scope.assertOutside('exec');

@@ -23,6 +23,8 @@ const TABLES = [
   'failed_txs',
   'audit_logs',
   'audit_log_counts',
+  'audit_chain_head',
+  'audit_log_hashes',
   'setting_logs',
   'discount_logs',
   'client_logs',

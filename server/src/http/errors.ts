@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { RpcError, RpcTransportError } from '../bitcoin/rpc-client.ts';
+import { RpcCode, RpcError, RpcTransportError } from '../bitcoin/rpc-client.ts';
 
 /** Every error the API answers has this shape: the web app shows `message` as it is. */
 export const ErrorResponse = Type.Object(
@@ -25,6 +25,8 @@ export const NODE_UNAVAILABLE_MESSAGE = 'The mining node is not reachable right 
 /** Maps a node failure to what the user may see: the node's own reason, or a plain "unavailable". */
 export function nodeFailure(error: unknown): ApiError {
   if (error instanceof RpcTransportError) return new ApiError(503, NODE_UNAVAILABLE_MESSAGE);
+  // Still starting after a restart (-28): not a verdict, and over in seconds.
+  if (error instanceof RpcError && error.code === RpcCode.IN_WARMUP) return new ApiError(503, NODE_UNAVAILABLE_MESSAGE);
   if (error instanceof RpcError) return new ApiError(422, error.message);
   throw error;
 }

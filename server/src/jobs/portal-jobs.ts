@@ -28,6 +28,8 @@ export interface PortalJobsDeps {
   recheckMs?: number;
   /** A block scan is queued this often even without events (default 5 min), in case events stop. */
   safetyScanMs?: number;
+  /** A 'pending' submission this old is settled by the block scan (default 2 min; PENDING_SETTLE_MS). */
+  pendingAfterMs?: number;
 }
 
 export interface PortalJobs {
@@ -47,7 +49,7 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
     ...deps.runner,
     handlers: {
       track: createTrackJob({ db, rpc, log, wake, ...(deps.recheckMs === undefined ? {} : { recheckMs: deps.recheckMs }) }),
-      'scan-blocks': createScanBlocksJob({ db, rpc, log }),
+      'scan-blocks': createScanBlocksJob({ db, rpc, log, ...(deps.pendingAfterMs === undefined ? {} : { pendingAfterMs: deps.pendingAfterMs }) }),
       retry: createRetryJob({ db, submission: deps.submission, log }),
     },
   });

@@ -13,6 +13,10 @@ import type { TestNode } from './regtest.ts';
 
 export interface ServerProcess {
   baseUrl: string;
+  /** Its DATA_DIR (the spool of submission records lives there); deleted by kill(). */
+  dataDir: string;
+  /** False once the process has exited, for whatever reason. */
+  running(): boolean;
   /** Everything the server printed. */
   output(): string;
   /** Sends the signal and waits for the process to exit. */
@@ -21,6 +25,12 @@ export interface ServerProcess {
 
 const SERVER_ENTRY = path.resolve(import.meta.dirname, '..', '..', 'src', 'cli', 'start.ts');
 const READY_TIMEOUT_MS = 60_000;
+/**
+ * Node's compile cache for the server's modules: a start that compiles them
+ * all again takes about a second longer, and tests that restart the server
+ * dozens of times pay that each time. Keyed by content, so never stale.
+ */
+const COMPILE_CACHE_DIR = path.join(tmpdir(), 'slipstream-node-compile-cache');
 
 export async function startServerProcess(options: { node: TestNode; databaseUrl: string; env?: Record<string, string> }): Promise<ServerProcess> {
   const [port, idpPort] = (await freePorts(2)) as [number, number];
@@ -38,6 +48,7 @@ export async function startServerProcess(options: { node: TestNode; databaseUrl:
       BITCOIN_RPC_COOKIE_FILE: options.node.cookieFile,
       BITCOIN_ZMQ_URL: options.node.zmqSequenceUrl,
       LOG_LEVEL: 'warn',
+      NODE_COMPILE_CACHE: COMPILE_CACHE_DIR,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,6 +69,8 @@ export async function startServerProcess(options: { node: TestNode; databaseUrl:
   }
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    dataDir,
+    running: () => child.exitCode === null && child.signalCode === null,
     output: () => output,
     async kill(signal = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

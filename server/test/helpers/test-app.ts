@@ -66,6 +66,10 @@ export interface TestAppOptions {
   jobs?: boolean | (Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'log'> & { log?: Logger });
   /** The scrape token GET /rest-api/metrics requires (METRICS_TOKEN); open without. */
   metricsToken?: string;
+  /** Fastify's trustProxy (TRUST_PROXY); default false. */
+  trustProxy?: AppDeps['options']['trustProxy'];
+  /** Origins allowed to call the API cross-origin (CORS_ORIGINS); default none. */
+  corsOrigins?: string[];
   /**
    * The mempool engine: `synced` by default (every read catches up with the
    * node first, so a test sees its own mempool changes at once), following
@@ -106,7 +110,8 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     metrics,
     options: {
       rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },
-      trustProxy: false,
+      trustProxy: options.trustProxy ?? false,
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
       auditPayloadMaxChars: 4096,
       ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),

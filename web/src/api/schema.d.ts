@@ -745,6 +745,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest-api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this server can take submissions: the node, the database and the mempool projection */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ok (HTTP 200) when the node, the database and the mempool projection are ok; degraded (HTTP 503) otherwise */
+                            status: "ok" | "degraded";
+                            checks: {
+                                node: {
+                                    /** @description The node answered within the last few seconds and its last answer was not an error */
+                                    ok: boolean;
+                                    /** @description How far the portal's mirror of the node's mempool trails the node (ms) */
+                                    lag_ms: number;
+                                    last_contact_at: string | null;
+                                    /** @description Why it is not ok */
+                                    error?: string;
+                                };
+                                database: {
+                                    /** @description A trivial query answered in time */
+                                    ok: boolean;
+                                    latency_ms: number | null;
+                                    /** @description Why it is not ok: unreachable, timed out, or failed */
+                                    error?: string;
+                                };
+                                mempool: {
+                                    /** @description A projection of the next blocks exists, so submissions can be priced */
+                                    ok: boolean;
+                                    /** @description How the mirror follows the node: starting, zmq or polling */
+                                    mode: string;
+                                    tx_count: number | null;
+                                    updated_at: string | null;
+                                };
+                                jobs: {
+                                    queued: number | null;
+                                    oldest_age_s: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ok (HTTP 200) when the node, the database and the mempool projection are ok; degraded (HTTP 503) otherwise */
+                            status: "ok" | "degraded";
+                            checks: {
+                                node: {
+                                    /** @description The node answered within the last few seconds and its last answer was not an error */
+                                    ok: boolean;
+                                    /** @description How far the portal's mirror of the node's mempool trails the node (ms) */
+                                    lag_ms: number;
+                                    last_contact_at: string | null;
+                                    /** @description Why it is not ok */
+                                    error?: string;
+                                };
+                                database: {
+                                    /** @description A trivial query answered in time */
+                                    ok: boolean;
+                                    latency_ms: number | null;
+                                    /** @description Why it is not ok: unreachable, timed out, or failed */
+                                    error?: string;
+                                };
+                                mempool: {
+                                    /** @description A projection of the next blocks exists, so submissions can be priced */
+                                    ok: boolean;
+                                    /** @description How the mirror follows the node: starting, zmq or polling */
+                                    mode: string;
+                                    tx_count: number | null;
+                                    updated_at: string | null;
+                                };
+                                jobs: {
+                                    queued: number | null;
+                                    oldest_age_s: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rest-api/login": {
         parameters: {
             query?: never;
@@ -2213,6 +2324,123 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/audits/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Verify the audit trail's hash chain: every row as written, none removed (administrators) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A head_id an earlier verification answered (with anchor_hash) */
+                    anchor_id?: number;
+                    /** @description The head_hash it answered with it: the row must still have that hash */
+                    anchor_hash?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @description True when every row up to the newest one chained is as it was written */
+                            ok: boolean;
+                            /** @description Rows checked and found intact, in id order from the first */
+                            verified: number;
+                            head_id: number | null;
+                            /** @description SHA-256 of the chain up to head_id, in hex. Note both down outside the portal: anyone who can write to the database could recompute every hash, but a later verification with anchor_id and anchor_hash set to them fails if any row up to head_id changed. */
+                            head_hash: string;
+                            /** @description When ok is false: the first row that fails (for rows removed at the end, the newest row written) */
+                            first_broken_id?: number;
+                            last_intact_id?: number | null;
+                            /** @description changed: the row does not match its hash; removed: rows before it (or at the end, or the anchor row) are missing; unchained: a row without a valid place in the chain (not written by the portal); rewritten: the anchor row no longer has anchor_hash (the chain was recomputed) */
+                            reason?: "changed" | "removed" | "unchained" | "rewritten";
+                            message?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

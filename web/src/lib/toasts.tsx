@@ -1,4 +1,8 @@
-import { ToastContainer, toast, type ToastOptions } from 'react-toastify';
+// The unstyled build and the stylesheet as a file: the default build injects
+// its CSS as an inline <style> element, which the portal's Content-Security-Policy
+// (style-src 'self', server/src/http/security-headers.ts) refuses.
+import { ToastContainer, toast, type ToastOptions } from 'react-toastify/unstyled';
+import 'react-toastify/ReactToastify.css';
 
 /** SPEC.md section 9: public pages toast top-right for 5000 ms, drag to dismiss at 80%, Alt+T to focus. */
 export function Toasts() {

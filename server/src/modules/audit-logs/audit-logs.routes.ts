@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createAuditChainVerifier, type ChainVerification } from '../../audit/audit-chain.ts';
 import type { Queryable } from '../../db/database.ts';
-import { ErrorResponse } from '../../http/errors.ts';
+import { ApiError, ErrorResponse } from '../../http/errors.ts';
 import { listAuditLogs } from './audit-logs.repository.ts';
-import { AuditListQuery, AuditListResponse } from './audit-logs.schemas.ts';
+import { AuditListQuery, AuditListResponse, AuditVerifyQuery, AuditVerifyResponse } from './audit-logs.schemas.ts';
 
 /**
  * The audit trail for any signed-in staff member (SPEC.md section 2, Logs).
@@ -20,5 +21,37 @@ export function auditLogRoutes(db: Queryable): FastifyPluginAsyncTypebox {
         response: { 200: AuditListResponse, 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse },
       },
     }, (request) => listAuditLogs(db, request.query));
+  };
+}
+
+function verifyAnswer(result: ChainVerification): AuditVerifyResponse {
+  const common = { status: 'success' as const, verified: result.verified, head_id: result.headId, head_hash: result.headHash };
+  if (result.ok) return { ...common, ok: true };
+  return { ...common, ok: false, first_broken_id: result.firstBrokenId, last_intact_id: result.lastIntactId, reason: result.reason, message: result.message };
+}
+
+/**
+ * Administrators only: walks the audit trail's hash chain (src/audit/audit-chain.ts)
+ * and says whether any row was changed or removed since it was written, and
+ * with an anchor (a head_id and head_hash noted earlier) whether the chain
+ * up to it was recomputed. No route changes or deletes audit rows.
+ */
+export function auditAdminRoutes(db: Queryable): FastifyPluginAsyncTypebox {
+  const verifier = createAuditChainVerifier(db);
+  return async (app) => {
+    app.get('/audits/verify', {
+      schema: {
+        tags: ['staff'],
+        summary: "Verify the audit trail's hash chain: every row as written, none removed (administrators)",
+        security: [{ bearer: [] }],
+        querystring: AuditVerifyQuery,
+        response: { 200: AuditVerifyResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+      },
+    }, async (request, reply) => {
+      const { anchor_id: id, anchor_hash: hash } = request.query;
+      if ((id === undefined) !== (hash === undefined)) throw new ApiError(400, 'anchor_id and anchor_hash go together: a head_id and the head_hash an earlier verification answered with it.');
+      void reply.header('cache-control', 'no-store');
+      return verifyAnswer(await verifier.verify(id === undefined || hash === undefined ? undefined : { id, hash }));
+    });
   };
 }

@@ -58,3 +58,35 @@ export type AuditRow = Static<typeof AuditRow>;
 
 export const AuditListResponse = ListResponse(AuditRow);
 export type AuditListResponse = Static<typeof AuditListResponse>;
+
+export const AuditVerifyQuery = Type.Object(
+  {
+    anchor_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'A head_id an earlier verification answered (with anchor_hash)' })),
+    anchor_hash: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The head_hash it answered with it: the row must still have that hash' })),
+  },
+  { additionalProperties: false },
+);
+export type AuditVerifyQuery = Static<typeof AuditVerifyQuery>;
+
+export const AuditVerifyResponse = Type.Object({
+  status: Type.Literal('success'),
+  ok: Type.Boolean({ description: 'True when every row up to the newest one chained is as it was written' }),
+  verified: Type.Integer({ minimum: 0, description: 'Rows checked and found intact, in id order from the first' }),
+  head_id: Nullable(Type.Integer({ description: 'The newest row the verification covers (rows written meanwhile are left for the next); null while the trail is empty' })),
+  head_hash: Type.String({
+    description:
+      'SHA-256 of the chain up to head_id, in hex. Note both down outside the portal: anyone who can write to the database could recompute ' +
+      'every hash, but a later verification with anchor_id and anchor_hash set to them fails if any row up to head_id changed.',
+  }),
+  first_broken_id: Type.Optional(Type.Integer({ description: 'When ok is false: the first row that fails (for rows removed at the end, the newest row written)' })),
+  last_intact_id: Type.Optional(Nullable(Type.Integer({ description: 'When ok is false: the last row that verified before it' }))),
+  reason: Type.Optional(
+    Type.Union([Type.Literal('changed'), Type.Literal('removed'), Type.Literal('unchained'), Type.Literal('rewritten')], {
+      description:
+        'changed: the row does not match its hash; removed: rows before it (or at the end, or the anchor row) are missing; ' +
+        'unchained: a row without a valid place in the chain (not written by the portal); rewritten: the anchor row no longer has anchor_hash (the chain was recomputed)',
+    }),
+  ),
+  message: Type.Optional(Type.String()),
+});
+export type AuditVerifyResponse = Static<typeof AuditVerifyResponse>;

@@ -6,6 +6,7 @@ import { isRetryableFailure } from './failure-policy.ts';
 test('an unreachable or slow node is always worth a retry', () => {
   assert.equal(isRetryableFailure(new RpcTransportError('sendrawtransaction', 'unreachable', 'down')), true);
   assert.equal(isRetryableFailure(new RpcTransportError('sendrawtransaction', 'timeout', 'slow')), true);
+  assert.equal(isRetryableFailure(new RpcError('sendrawtransaction', -28, 'Loading wallet…')), true, 'a node still starting after a restart');
 });
 
 test('rejections that pass with time are kept, final ones are not', () => {

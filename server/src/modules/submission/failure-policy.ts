@@ -1,4 +1,4 @@
-import { RpcError, RpcTransportError } from '../../bitcoin/rpc-client.ts';
+import { RpcCode, RpcError, RpcTransportError } from '../../bitcoin/rpc-client.ts';
 
 /**
  * Node rejections that can pass with time: the mempool is full, the
@@ -11,6 +11,8 @@ const PASSING_REJECTIONS = /mempool min fee not met|mempool full|too-long-mempoo
 /** Whether a failed submission is worth keeping for a later retry. */
 export function isRetryableFailure(error: unknown): boolean {
   if (error instanceof RpcTransportError) return true;
+  // A node still starting (-28) has not judged the transaction at all.
+  if (error instanceof RpcError && error.code === RpcCode.IN_WARMUP) return true;
   if (error instanceof RpcError) return PASSING_REJECTIONS.test(error.message);
   return false;
 }

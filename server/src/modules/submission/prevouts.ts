@@ -1,4 +1,4 @@
-import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
+import { RpcCode, type RpcBatchItem, type RpcCall, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { btcToSats } from '../../bitcoin/amounts.ts';
 import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize, transactionSigOpCost } from '../../bitcoin/sigops.ts';
 import { decodeTxHex, type DecodedTx } from '../../bitcoin/tx-codec.ts';
@@ -56,6 +56,19 @@ async function batchInChunks<T>(rpc: RpcClient, calls: RpcCall[]) {
 
 const key = (o: Outpoint) => `${o.txid}:${o.vout}`;
 
+/**
+ * A batch answer, or undefined when the node says there is no such
+ * transaction (-5). Any other failure is thrown: the node did not answer (it
+ * is warming up after a restart, ...), which says nothing about the input,
+ * and must not come out as "missing inputs" to a user whose inputs exist.
+ */
+function found<T>(item: RpcBatchItem<T> | undefined): T | undefined {
+  if (item === undefined) return undefined;
+  if (item.ok) return item.result;
+  if (item.error.code === RpcCode.INVALID_ADDRESS_OR_KEY) return undefined;
+  throw item.error;
+}
+
 export interface PricingOptions {
   /** The node's -bytespersigop. */
   bytesPerSigop: number;
@@ -87,8 +100,9 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
   const utxos = await batchInChunks<TxOutReply | null>(rpc, outside.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
   const unresolvedParents = new Set<string>();
   outside.forEach((o, i) => {
-    const reply = utxos[i];
-    if (reply?.ok && reply.result) coins.set(key(o), { value: btcToSats(reply.result.value), script: reply.result.scriptPubKey.hex });
+    // null: spent, or never existed (maybe an output of an unconfirmed parent).
+    const coin = found(utxos[i]);
+    if (coin) coins.set(key(o), { value: btcToSats(coin.value), script: coin.scriptPubKey.hex });
     else unresolvedParents.add(o.txid);
   });
 
@@ -101,11 +115,11 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
   const entries = new Map<string, AncestorPackage>();
   const ancestorsOf = new Map<string, string[]>();
   if (parents.length > 0 && parents.length <= MAX_UNCONFIRMED_PARENTS) {
-    const found = await rpc.batch<MempoolEntryReply>(parents.map((p) => ({ method: 'getmempoolentry', params: [p] })));
+    const replies = await rpc.batch<MempoolEntryReply>(parents.map((p) => ({ method: 'getmempoolentry', params: [p] })));
     const inMempool = parents.filter((p, i) => {
-      const reply = found[i];
-      if (reply?.ok) entries.set(p, toPackage(reply.result));
-      return reply?.ok === true;
+      const entry = found(replies[i]);
+      if (entry) entries.set(p, toPackage(entry));
+      return entry !== undefined;
     });
     // Round trip 3, only for real mempool parents: their outputs (raw hex, not
     // verbose JSON) and their own ancestors.
@@ -116,25 +130,25 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
       ]),
     );
     inMempool.forEach((p, i) => {
-      const raw = details[i * 2];
-      const ancestors = details[i * 2 + 1];
+      const raw = found(details[i * 2]) as string | undefined;
+      const ancestors = found(details[i * 2 + 1]) as string[] | undefined;
       // Mined or evicted between the two calls: its outputs stay unknown.
-      if (!raw?.ok || !ancestors?.ok) {
+      if (raw === undefined || ancestors === undefined) {
         entries.delete(p);
         return;
       }
-      ancestorsOf.set(p, ancestors.result as string[]);
-      decodeTxHex(raw.result as string).outputs.forEach((output, vout) => {
+      ancestorsOf.set(p, ancestors);
+      decodeTxHex(raw).outputs.forEach((output, vout) => {
         const k = key({ txid: p, vout });
         if (seen.has(k)) coins.set(k, { value: output.value, script: output.scriptPubKey });
       });
     });
     // Round trip 4, rare: ancestors further up that are not direct parents.
     const further = [...new Set([...ancestorsOf.values()].flat())].filter((id) => !entries.has(id));
-    const replies = await batchInChunks<MempoolEntryReply>(rpc, further.map((id) => ({ method: 'getmempoolentry', params: [id] })));
+    const ancestorReplies = await batchInChunks<MempoolEntryReply>(rpc, further.map((id) => ({ method: 'getmempoolentry', params: [id] })));
     further.forEach((id, i) => {
-      const reply = replies[i];
-      if (reply?.ok) entries.set(id, toPackage(reply.result));
+      const entry = found(ancestorReplies[i]);
+      if (entry) entries.set(id, toPackage(entry));
     });
   }
 

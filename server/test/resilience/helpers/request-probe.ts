@@ -76,8 +76,8 @@ export function rawRequest(port: number, request: string | Buffer): Promise<RawR
   });
 }
 
-/** The tables a request can change, apart from the audit trail it legitimately writes to. */
-const AUDIT_TABLES = new Set(['audit_logs', 'audit_log_counts']);
+/** The tables a request can change, apart from the audit trail it legitimately writes to (its rows, counts and hash chain's head). */
+const AUDIT_TABLES = new Set(['audit_logs', 'audit_log_counts', 'audit_chain_head', 'audit_log_hashes']);
 
 /**
  * Row count and a hash of every row of every other table: equal
