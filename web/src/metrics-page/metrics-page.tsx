@@ -1,11 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { DEFAULT_SUMMARY_PERIOD, SUMMARY_PERIODS, useMetricsSummary, type SummaryPeriod } from '../api/metrics-summary.ts';
-import { clearStoredToken } from '../auth/token-storage.ts';
-import { createDashboardQueryClient, SESSION_EXPIRED, UNAUTHORIZED_EVENT } from '../dashboard/query-client.ts';
-import { useSessionKeeper } from '../dashboard/use-session-keeper.ts';
-import { DASHBOARD_TOAST, notify } from '../lib/toasts.tsx';
+import { useStaffSession } from '../dashboard/use-staff-session.ts';
 import { longDayLabel } from './chart-scale.ts';
 import { NodeHealthPanel } from './node-health-panel.tsx';
 import { RevenueChart } from './revenue-chart.tsx';
@@ -25,29 +21,7 @@ export function periodFrom(value: string | null): SummaryPeriod {
  * same way while it is open.
  */
 export default function MetricsPage() {
-  const navigate = useNavigate();
-  const [client] = useState(createDashboardQueryClient);
-  const ended = useRef(false);
-
-  const endSession = useCallback(() => {
-    if (ended.current) return;
-    ended.current = true;
-    notify.error(SESSION_EXPIRED, { ...DASHBOARD_TOAST, toastId: 'session-expired' });
-    clearStoredToken();
-    void navigate('/', { replace: true });
-  }, [navigate]);
-
-  useEffect(() => {
-    window.addEventListener(UNAUTHORIZED_EVENT, endSession);
-    return () => window.removeEventListener(UNAUTHORIZED_EVENT, endSession);
-  }, [endSession]);
-
-  useSessionKeeper({
-    onExpired: endSession,
-    onSignedOut: () => {
-      if (!ended.current) void navigate('/', { replace: true });
-    },
-  });
+  const { client } = useStaffSession();
 
   return (
     <QueryClientProvider client={client}>
