@@ -6,6 +6,7 @@ import type { ClientRow } from '../../api/client-view.ts';
 import { closeDialogOf, describedBy, FormError, FormField, useServerErrors } from '../../components/form-field.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { ConfirmDelete } from './confirm-delete.tsx';
 import type { DialogState } from './dialog-state.ts';
 
 type Field = 'name' | 'email' | 'phone_number' | 'alternate_phone' | 'address' | 'organization_name' | 'organization_email' | 'description';
@@ -124,36 +125,7 @@ function ClientForm({ row }: { row: ClientRow | undefined }) {
 }
 
 function DeleteClient({ row }: { row: ClientRow }) {
-  const server = useServerErrors();
   const remove = useDeleteClient();
-  return (
-    <div className="modal-form">
-      {/* SPEC.md section 4: the discount wording, with the client's name in place of the code. */}
-      <p>Are you sure you want to delete the client code {row.name}?</p>
-      <FormError message={server.form} />
-      <div className="modal-actions">
-        <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button danger-solid"
-          disabled={remove.isPending}
-          onClick={(e) => {
-            const button = e.currentTarget;
-            server.clear();
-            remove.mutate(row.id, {
-              onSuccess: () => {
-                notify.success('Client deleted successfully!', DASHBOARD_TOAST);
-                closeDialogOf(button);
-              },
-              onError: server.show,
-            });
-          }}
-        >
-          {remove.isPending ? 'Deleting...' : 'Delete'}
-        </button>
-      </div>
-    </div>
-  );
+  // SPEC.md section 4: the discount wording, with the client's name in place of the code.
+  return <ConfirmDelete question={`Are you sure you want to delete the client code ${row.name}?`} id={row.id} remove={remove} successMessage="Client deleted successfully!" />;
 }

@@ -9,6 +9,7 @@ import { DateTimeField, type DateTimeValue } from '../../components/date-time-fi
 import { closeDialogOf, describedBy, FieldError, FormError, FormField, useServerErrors } from '../../components/form-field.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { ConfirmDelete } from './confirm-delete.tsx';
 import type { DialogState } from './dialog-state.ts';
 import { todayUtc } from './labels.ts';
 
@@ -246,35 +247,6 @@ function DiscountForm({ row }: { row: DiscountRow | undefined }) {
 }
 
 function DeleteDiscount({ row }: { row: DiscountRow }) {
-  const server = useServerErrors();
   const remove = useDeleteDiscount();
-  return (
-    <div className="modal-form">
-      <p>Are you sure you want to delete the client code {row.code}?</p>
-      <FormError message={server.form} />
-      <div className="modal-actions">
-        <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button danger-solid"
-          disabled={remove.isPending}
-          onClick={(e) => {
-            const button = e.currentTarget;
-            server.clear();
-            remove.mutate(row.id, {
-              onSuccess: () => {
-                notify.success('Client code deleted successfully!', DASHBOARD_TOAST);
-                closeDialogOf(button);
-              },
-              onError: server.show,
-            });
-          }}
-        >
-          {remove.isPending ? 'Deleting...' : 'Delete'}
-        </button>
-      </div>
-    </div>
-  );
+  return <ConfirmDelete question={`Are you sure you want to delete the client code ${row.code}?`} id={row.id} remove={remove} successMessage="Client code deleted successfully!" />;
 }

@@ -1,0 +1,46 @@
+import { closeDialogOf, FormError, useServerErrors } from '../../components/form-field.tsx';
+import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+
+/** The delete mutation of a list row, as the api/ hooks return it. */
+interface DeleteMutation {
+  isPending: boolean;
+  mutate(id: number, callbacks: { onSuccess: () => void; onError: (error: Error) => void }): void;
+}
+
+/**
+ * The delete mode of a back-office dialog (SPEC.md section 4): the question,
+ * the server's refusal if any, Cancel and Delete; on success a toast and the
+ * dialog closes.
+ */
+export function ConfirmDelete({ question, id, remove, successMessage }: { question: string; id: number; remove: DeleteMutation; successMessage: string }) {
+  const server = useServerErrors();
+  return (
+    <div className="modal-form">
+      <p>{question}</p>
+      <FormError message={server.form} />
+      <div className="modal-actions">
+        <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="button danger-solid"
+          disabled={remove.isPending}
+          onClick={(e) => {
+            const button = e.currentTarget;
+            server.clear();
+            remove.mutate(id, {
+              onSuccess: () => {
+                notify.success(successMessage, DASHBOARD_TOAST);
+                closeDialogOf(button);
+              },
+              onError: server.show,
+            });
+          }}
+        >
+          {remove.isPending ? 'Deleting...' : 'Delete'}
+        </button>
+      </div>
+    </div>
+  );
+}
