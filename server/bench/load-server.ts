@@ -15,7 +15,7 @@ import { ADMIN_GROUP, CLIENT_ID } from '../test/helpers/staff-app.ts';
 import { quietLog } from '../test/helpers/test-app.ts';
 import { testDatabases } from '../test/helpers/test-db.ts';
 import { fillAuditLogs, seedClientsAndCodes } from './audit-list.ts';
-import { startPortal } from './portal.ts';
+import { noopAuditWriter, startPortal } from './portal.ts';
 
 /**
  * One server of the load benchmark (bench/load.ts), in a process of its own
@@ -40,6 +40,8 @@ export type ServerSpec =
       auditRows: number;
       /** Public requests per IP per window (default: one nobody reaches). */
       rateLimitMax?: number;
+      /** false: no audit trail (a writer that keeps nothing), to show what the trail costs a request. */
+      audit?: boolean;
     };
 
 export type ToServer =
@@ -110,7 +112,7 @@ async function startPortalServer(spec: Extract<ServerSpec, { kind: 'portal' }>):
     metrics,
   );
   const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
-  const audit = createAuditWriter(db, quietLog);
+  const audit = spec.audit === false ? noopAuditWriter : createAuditWriter(db, quietLog);
   const portal = await startPortal({
     db,
     rpc,

@@ -8,6 +8,7 @@ import autocannon, { type AutocannonOptions, type AutocannonRequest, type Autoca
 import { WALLET_NAME } from '../src/bitcoin/node-launcher.ts';
 import { startTestNode, type TestNode } from '../test/helpers/regtest.ts';
 import type { ServerReply, ServerSpec, ToServer } from './load-server.ts';
+import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { buildSmallTxs, type SmallTx } from './small-txs.ts';
 import { ratio, round3, verdict } from './stats.ts';
 
@@ -41,7 +42,11 @@ import { ratio, round3, verdict } from './stats.ts';
  *
  * Goals:
  * - each read endpoint at least 85% of the hello-world's throughput (the
- *   better of two hello-world runs, one first and one last);
+ *   better of two hello-world runs, one first and one last). Every request
+ *   the portal answers leaves a row in the audit trail; the same reads on a
+ *   portal without it show what the trail costs, and parse-tx, which asks
+ *   the node about the coins a transaction spends, is shown against that
+ *   node call alone;
  * - submit throughput limited by the node, not by the portal: portal ÷ raw
  *   sendrawtransaction straight at the node with the same connections, on
  *   the same number of distinct, valid transactions; the CPU each process
@@ -98,7 +103,7 @@ export interface Memory {
 
 export interface RunResult {
   name: string;
-  server: 'hello' | 'portal' | 'node' | 'portal (rate-limited)';
+  server: 'hello' | 'portal' | 'node' | 'portal (rate-limited)' | 'portal (audit off)';
   requests: number;
   seconds: number;
   rps: number;
@@ -129,6 +134,8 @@ export interface LoadBenchResult {
   fillSeconds: number;
   runs: RunResult[];
   submit: { portalRps: number; rawRps: number; ratio: number; accepted: number; recorded: Record<string, number> };
+  /** parse-tx against its one node call (a gettxout batch) sent straight at the node. */
+  parse: { portalRps: number; rawRps: number; ratio: number };
   /** The portal's audit writer at the end: written, dropped, failedWrites, queued. */
   audit: Record<string, number>;
   /** The portal's: `startup` before any load, `start` after the warm-up pass (the baseline), `end` after every run. */
@@ -517,9 +524,22 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
     const limitedRun = await measure({ name: `GET /rest-api/getinfo, limit ${rateLimit}/min`, server: limited, label: 'portal (rate-limited)', options: { path: '/rest-api/getinfo' }, warmup: { path: '/rest-api/getinfo', amount: 1, connections: 1 }, memory: false });
     await limited.close();
 
+    // ---- what the reads cost without the audit trail (a portal whose writer keeps nothing), and
+    // parse-tx's one node call alone: the batch of gettxout it sends, straight at the node.
+    progress('reads on a portal without the audit trail; raw gettxout');
+    const unaudited = await startServer('portal (audit off)', { ...portalSpec, auditRows: 0, audit: false });
+    cleanups.push(() => unaudited.close());
+    const unauditedReads: Run[] = reads
+      .filter((run) => !run.name.includes('audits/list'))
+      .map((run) => ({ ...run, name: `${run.name} (audit off)`, server: unaudited, label: 'portal (audit off)' as const, memory: false }));
+    for (const run of unauditedReads) await measure(run);
+    await unaudited.close();
+    const parseInputs = decodeTxHex(parseTx.hex).inputs.map((input, id) => ({ jsonrpc: '1.0', id, method: 'gettxout', params: [input.txid, input.vout, false] }));
+    const rawGettxout = await measure({ name: 'gettxout batch (raw RPC)', server: 'node', options: { method: 'POST', headers: rpcHeaders, body: JSON.stringify(parseInputs) } });
+
     // ---- report
     const helloRps = Math.max(helloFirst.rps, helloLast.rps);
-    for (const r of runs) if (r.server === 'hello' || reads.some((x) => x.name === r.name)) r.ratioToHello = round3(r.rps / helloRps);
+    for (const r of runs) if (r.server === 'hello' || r.server === 'portal (audit off)' || reads.some((x) => x.name === r.name)) r.ratioToHello = round3(r.rps / helloRps);
     const readResults = runs.filter((r) => reads.some((x) => x.name === r.name));
     const readsGoalMet = readResults.every((r) => r.rps / helloRps >= GOAL_READ_RATIO);
     const submitRatio = portalSubmit.rps / raw.rps;
@@ -548,6 +568,10 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
       out(`  ${r.name.padEnd(38)} ${total.toFixed(2)}${total > 0 ? `: ${Object.entries(r.nodeCallsPerRequest).map(([m, n]) => `${m} ${n.toFixed(2)}`).join(', ')}` : ''}`);
     }
     out(`reads vs hello-world (${helloRps.toFixed(0)} req/s, the better of ${helloFirst.rps.toFixed(0)} and ${helloLast.rps.toFixed(0)}): ${readResults.map((r) => `${r.name.replace(/^(GET|POST) \/rest-api\//, '')} ${(100 * r.rps / helloRps).toFixed(0)}%`).join(', ')} (goal each ≥ ${GOAL_READ_RATIO * 100}%: ${verdict(readsGoalMet)})`);
+    const unauditedResults = runs.filter((r) => r.server === 'portal (audit off)');
+    out(`the same reads with the audit trail off: ${unauditedResults.map((r) => `${r.name.replace(/^(GET|POST) \/rest-api\//, '').replace(' (audit off)', '')} ${(100 * r.rps / helloRps).toFixed(0)}%`).join(', ')} of the hello-world; the trail costs each request its row, written by the portal and stored by the database (see the CPU columns)`);
+    const parseRun = readResults.find((r) => r.name.includes('parse-tx'))!;
+    out(`parse-tx asks the node for the coins it spends (one gettxout batch a request): portal ${parseRun.rps.toFixed(0)} req/s ÷ that batch straight at the node ${rawGettxout.rps.toFixed(0)} req/s = ${ratio(parseRun.rps / rawGettxout.rps)}`);
     out(`submit: portal ${portalSubmit.rps.toFixed(0)} req/s ÷ raw sendrawtransaction ${raw.rps.toFixed(0)} req/s = ${ratio(submitRatio)}; CPU during the portal run: portal ${pct(portalSubmit.cpu.server)}, node ${pct(portalSubmit.cpu.node)}, autocannon ${pct(portalSubmit.cpu.client)} of one core (${cpus().length} cores in all)`);
     out(`submit check: ${portalAccepted.size} distinct txids accepted by the portal, all in the node's mempool; tx_submissions ${JSON.stringify(records.submissions)}; raw: ${rawAccepted.size} accepted`);
     out(`audit trail of the portal: ${audit.written?.toLocaleString('en-US')} rows written, ${audit.dropped} dropped, ${audit.failedWrites} failed writes (retried), ${audit.queued} still queued`);
@@ -568,6 +592,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
       fillSeconds: round3((portal.fillMs ?? 0) / 1000),
       runs,
       submit: { portalRps: portalSubmit.rps, rawRps: raw.rps, ratio: round3(submitRatio), accepted: portalAccepted.size, recorded: records.submissions },
+      parse: { portalRps: parseRun.rps, rawRps: rawGettxout.rps, ratio: round3(parseRun.rps / rawGettxout.rps) },
       audit,
       machineBusyBefore: round3(busyBefore),
       memory: { startup: startupMemory, start: startMemory, end: endMemory, afterRepeat: repeatMemory, rssGrowth: round3(rssGrowth), goalMet: memoryGoalMet },

@@ -98,6 +98,13 @@ for (const engine of testDatabases()) {
       assert.ok(behind.body.functional_rate! < behind.body.market_rate!);
       assert.equal(behind.body.transaction.size, cheap.hex.length / 2, 'its size from the node, as the portal did not record it');
 
+      // Asked again (a status page polling): answered from the engine and the remembered size, the same answer.
+      for (const [txid, first] of [[rich.txid, body], [cheap.txid, behind.body]] as const) {
+        const again = await status(t, txid);
+        assert.equal(again.statusCode, 200);
+        assert.deepEqual(again.body, first, `the second answer for ${txid}`);
+      }
+
       // Mined: the block's hash, height and time.
       const [hash] = await node.mine(1);
       const header = await node.rpc.call<{ height: number; time: number }>('getblockheader', [hash]);

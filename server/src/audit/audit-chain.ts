@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Queryable } from '../db/database.ts';
 
@@ -35,59 +35,69 @@ export interface ChainedRowContent {
   isSuccess: boolean;
 }
 
-const NULL_TAG = Buffer.from([0]);
-const PRESENT_TAG = Buffer.from([1]);
+/** The encoding's fixed part: id, request_at, the float's tag and value, is_success. */
+const FIXED_BYTES = 8 + 8 + 9 + 1;
+/** Per text column: its null/present tag and, when present, its byte length. */
+const TEXT_HEADER_BYTES = 5;
+const TEXT_COLUMNS = 8;
 
-function int8(value: bigint): Buffer {
-  const buffer = Buffer.alloc(8);
-  buffer.writeBigInt64BE(value);
-  return buffer;
-}
+const textBytes = (value: string | null) => (value === null ? 1 : TEXT_HEADER_BYTES + Buffer.byteLength(value, 'utf8'));
 
-function text(value: string | null): Buffer[] {
-  if (value === null) return [NULL_TAG];
-  const bytes = Buffer.from(value, 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return [PRESENT_TAG, length, bytes];
-}
-
-function float8(value: number | null): Buffer[] {
-  if (value === null) return [NULL_TAG];
-  const buffer = Buffer.alloc(8);
-  // + 0 turns -0 into 0: a parameter -0 reaches Postgres as the text '0'.
-  buffer.writeDoubleBE(value + 0);
-  return [PRESENT_TAG, buffer];
-}
-
-function encodingParts(row: ChainedRowContent): Buffer[] {
-  return [
-    int8(BigInt(row.id)),
-    ...text(row.ipAddress),
-    ...text(row.endpoint),
-    ...text(row.httpMethod),
-    ...text(row.clientCode),
-    // A JavaScript Date holds whole milliseconds, which timestamptz stores exactly.
-    int8(BigInt(row.requestAt.getTime()) * 1000n),
-    ...text(row.requestPayload),
-    ...text(row.responsePayload),
-    ...float8(row.responseTimeMs),
-    ...text(row.errorMessage),
-    ...text(row.sourceType),
-    Buffer.from([row.isSuccess ? 1 : 0]),
-  ];
+/**
+ * Writes `prefix` then the row's encoding into one buffer, reused from call
+ * to call (the writer hashes every request's row: a buffer per column and a
+ * hash update per buffer cost more than the hashing). The result is valid
+ * until the next call.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+function encodeAfter(prefix: Uint8Array, row: ChainedRowContent): Buffer {
+  const texts = [row.ipAddress, row.endpoint, row.httpMethod, row.clientCode, row.requestPayload, row.responsePayload, row.errorMessage, row.sourceType];
+  let size = prefix.length + FIXED_BYTES;
+  for (const value of texts) size += textBytes(value);
+  if (size > scratch.length) scratch = Buffer.allocUnsafe(Math.max(size, 2 * scratch.length));
+  const out = scratch;
+  out.set(prefix);
+  let at = prefix.length;
+  const text = (value: string | null) => {
+    if (value === null) {
+      out[at++] = 0;
+      return;
+    }
+    out[at] = 1;
+    const written = out.write(value, at + TEXT_HEADER_BYTES, 'utf8');
+    out.writeUInt32BE(written, at + 1);
+    at += TEXT_HEADER_BYTES + written;
+  };
+  at = out.writeBigInt64BE(BigInt(row.id), at);
+  text(row.ipAddress);
+  text(row.endpoint);
+  text(row.httpMethod);
+  text(row.clientCode);
+  // A JavaScript Date holds whole milliseconds, which timestamptz stores exactly.
+  at = out.writeBigInt64BE(BigInt(row.requestAt.getTime()) * 1000n, at);
+  text(row.requestPayload);
+  text(row.responsePayload);
+  if (row.responseTimeMs === null) out[at++] = 0;
+  else {
+    out[at++] = 1;
+    // + 0 turns -0 into 0: a parameter -0 reaches Postgres as the text '0'.
+    at = out.writeDoubleBE(row.responseTimeMs + 0, at);
+  }
+  text(row.errorMessage);
+  text(row.sourceType);
+  out[at++] = row.isSuccess ? 1 : 0;
+  if (at !== size || texts.length !== TEXT_COLUMNS) throw new Error(`audit row encoding: wrote ${at} bytes of ${size}`);
+  return out.subarray(0, at);
 }
 
 /** audit_log_encoding(row) of the migration, byte for byte. */
 export function rowEncoding(row: ChainedRowContent): Buffer {
-  return Buffer.concat(encodingParts(row));
+  return Buffer.from(encodeAfter(new Uint8Array(0), row));
 }
 
-/** SHA-256(prevHash || encoding), fed piece by piece rather than copying the payloads into one buffer. */
+/** SHA-256(prevHash || encoding). */
 export function rowHash(prevHash: Uint8Array, row: ChainedRowContent): Buffer {
-  const hash = createHash('sha256').update(prevHash);
-  for (const part of encodingParts(row)) hash.update(part);
-  return hash.digest();
+  return hash('sha256', encodeAfter(prevHash, row), 'buffer');
 }
 
 export type ChainBreak = 'changed' | 'removed' | 'unchained' | 'rewritten';

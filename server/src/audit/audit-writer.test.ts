@@ -60,9 +60,6 @@ async function countRows(db: Queryable): Promise<number> {
 
 const isInsert = (sql: string) => sql.startsWith('INSERT INTO audit_logs ');
 
-/** Parameters per row of the writer's INSERT: the 11 columns of a row, its id, prev_hash and row_hash. */
-const PARAMS_PER_ROW = 14;
-
 type AuditDb = Parameters<typeof createAuditWriter>[0];
 type Run = (sql: string, params?: unknown[]) => Promise<QueryResult<Record<string, unknown>>>;
 
@@ -83,7 +80,7 @@ function recording(db: Database): AuditDb & { insertRows: number[]; transactions
   const insertRows: number[] = [];
   const state = { transactions: 0 };
   const inner = intercepted(db, (sql, params, run) => {
-    if (isInsert(sql)) insertRows.push((params?.length ?? 0) / PARAMS_PER_ROW);
+    if (isInsert(sql)) insertRows.push((JSON.parse(String(params?.[0])) as unknown[]).length);
     return run(sql, params);
   });
   return {

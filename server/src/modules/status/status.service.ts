@@ -4,8 +4,10 @@ import type { Queryable } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { PoolOdds } from '../../mempool/block-tracker.ts';
 import type { RemovedTx } from '../../mempool/mempool-mirror.ts';
 import { findRemoval, removal } from './removal-finder.ts';
+import { createSizeMemo } from './size-memo.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**
@@ -57,6 +59,15 @@ const CATCH_UP_MS = 2_000;
 
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
+/**
+ * Transactions whose size the service remembers. A status page polls the
+ * same transaction while it waits; its serialized size, read from the
+ * portal's records or the node, is the one thing the engine does not hold.
+ */
+const SIZE_MEMO_ENTRIES = 10_000;
+
+const poolOddsOf = (odds: PoolOdds) => ({ last_24h_odds: odds.last24h, last_7d_odds: odds.last7d, expected_next_block_seconds: odds.expectedNextBlockSeconds });
+
 export interface StatusDeps {
   db: Queryable;
   rpc: RpcClient;
@@ -66,21 +77,27 @@ export interface StatusDeps {
 
 export function createStatusService(deps: StatusDeps) {
   const { db, rpc, mempool } = deps;
+  const sizes = createSizeMemo(SIZE_MEMO_ENTRIES);
 
   async function check(rawTxid: string): Promise<StatusResponse> {
     const txid = rawTxid.trim().toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(txid)) throw new ApiError(400, 'tx_id must be a transaction id of 64 hexadecimal characters.');
 
-    const { rows } = await db.query<SubmissionRow>(
-      `SELECT size, vsize, weight, fee, functional_rate, created_at, status, block_hash, block_height, block_time, tx_hex, replaced_by
-       FROM tx_submissions WHERE txid = $1`,
-      [txid],
-    );
-    const recorded = rows[0];
-
     try {
       let view = await mempool.view();
       let tx = view.transaction(txid);
+      const knownSize = sizes.get(txid);
+      if (tx?.projected && knownSize !== undefined) {
+        // Waiting in the mempool, and its size already known: the engine answers alone, with no database or node call.
+        return { ...inMempool(txid, view, tx, undefined, knownSize), ...poolOddsOf(await mempool.odds()) };
+      }
+
+      const { rows } = await db.query<SubmissionRow>(
+        `SELECT size, vsize, weight, fee, functional_rate, created_at, status, block_hash, block_height, block_time, tx_hex, replaced_by
+         FROM tx_submissions WHERE txid = $1`,
+        [txid],
+      );
+      const recorded = rows[0];
       let entry: MempoolEntry | undefined;
       if (!tx?.projected) {
         // Not projected yet, or not even mirrored: the node may have taken it a moment ago.
@@ -90,11 +107,11 @@ export function createStatusService(deps: StatusDeps) {
           tx = view.transaction(txid) ?? tx;
         }
       }
-      const odds = await mempool.odds();
-      const poolOdds = { last_24h_odds: odds.last24h, last_7d_odds: odds.last7d, expected_next_block_seconds: odds.expectedNextBlockSeconds };
+      const poolOdds = poolOddsOf(await mempool.odds());
 
       if (tx || entry) {
         const size = recorded?.size ?? (await rawSize(txid));
+        if (size !== null) sizes.remember(txid, size);
         return { ...inMempool(txid, view, tx, entry, size), ...poolOdds };
       }
 

@@ -1,0 +1,23 @@
+/**
+ * Serialized sizes by txid, the newest `capacity` of them. A txid names one
+ * transaction, so its size does not go stale. (A third party could relay
+ * the same transaction with a different witness, hence another size, under
+ * the same txid; the portal's own records have the same limit.)
+ */
+export interface SizeMemo {
+  get(txid: string): number | undefined;
+  remember(txid: string, size: number): void;
+}
+
+export function createSizeMemo(capacity: number): SizeMemo {
+  // A Map iterates in insertion order: its first key is the oldest.
+  const sizes = new Map<string, number>();
+  return {
+    get: (txid) => sizes.get(txid),
+    remember(txid, size) {
+      sizes.delete(txid);
+      sizes.set(txid, size);
+      if (sizes.size > capacity) sizes.delete(sizes.keys().next().value!);
+    },
+  };
+}
