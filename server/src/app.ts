@@ -18,6 +18,7 @@ import { signInConfigRoutes, type SignInConfig } from './auth/sign-in-config.rou
 import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import { isDatabaseUnavailable, type Database } from './db/database.ts';
+import { createClientErrorHandler } from './http/client-errors.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
 import { createSecurityHeaders, originOf } from './http/security-headers.ts';
@@ -108,6 +109,8 @@ export async function buildApp(deps: AppDeps) {
       securityHeaders.apply(request, reply);
       void (reply as FastifyReply).status(400).send({ status: 'error', message: error.code === 'FST_ERR_BAD_URL' ? 'The address is not a valid URL.' : error.message });
     },
+    // Requests Node's HTTP parser refuses (headers too large, not HTTP) never reach Fastify: answered on the socket, in the same shape and headers.
+    clientErrorHandler: createClientErrorHandler(securityHeaders),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // First, so that every response carries them, whatever refuses the request later.
   securityHeaders.register(app);

@@ -30,8 +30,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * the /mempool/ Server-Sent Events stream, which hijacks its reply and copies
  * the reply's headers: onSend never runs for it. Registered first on the root
  * instance, so it runs before any hook that could refuse the request. The
- * one answer no hook sees, Fastify's to a URL it cannot decode, gets them from
- * the app's frameworkErrors handler through `apply`.
+ * answers no hook sees get them otherwise: Fastify's to a URL it cannot
+ * decode from the app's frameworkErrors handler through `apply`, and those
+ * to requests Node's HTTP parser refuses (client-errors.ts) through `values`.
  */
 
 export interface SecurityHeadersOptions {
@@ -81,6 +82,8 @@ export function originOf(url: string): string {
 export interface SecurityHeaders {
   /** Puts the headers on `reply`. */
   apply(request: FastifyRequest, reply: FastifyReply): void;
+  /** The headers for an answer to `url` written without a reply (the HTTP parser's refusals); HSTS when it came over TLS. */
+  values(url: string, https: boolean): Record<string, string>;
   /** Adds the onRequest hook that applies them to every request of `app`. */
   register(app: FastifyInstance): void;
 }
@@ -92,18 +95,23 @@ export function createSecurityHeaders(options: SecurityHeadersOptions = {}): Sec
   const swaggerPrefix = options.swaggerUiPrefix ?? '/swagger-ui';
   const isSwagger = (url: string) => url === swaggerPrefix || url.startsWith(`${swaggerPrefix}/`) || url.startsWith(`${swaggerPrefix}?`);
 
-  function apply(request: FastifyRequest, reply: FastifyReply): void {
-    void reply.headers({
-      'content-security-policy': isSwagger(request.url) ? swaggerPolicy : appPolicy,
+  function values(url: string, https: boolean): Record<string, string> {
+    return {
+      'content-security-policy': isSwagger(url) ? swaggerPolicy : appPolicy,
       'x-content-type-options': 'nosniff',
       'referrer-policy': REFERRER_POLICY,
       'x-frame-options': 'SAMEORIGIN',
-    });
-    if (request.protocol === 'https') void reply.header('strict-transport-security', HSTS_VALUE);
+      ...(https ? { 'strict-transport-security': HSTS_VALUE } : {}),
+    };
+  }
+
+  function apply(request: FastifyRequest, reply: FastifyReply): void {
+    void reply.headers(values(request.url, request.protocol === 'https'));
   }
 
   return {
     apply,
+    values,
     register(app) {
       app.addHook('onRequest', async (request, reply) => apply(request, reply));
     },

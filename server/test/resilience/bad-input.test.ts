@@ -1,14 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { NESTED_TOO_DEEPLY, tooManyValues } from '../../src/audit/audit-payload.ts';
 import { MAX_TX_HEX_CHARS } from '../../src/modules/submission/submission.schemas.ts';
+import { BAD_REQUEST_MESSAGE, CHUNK_EXTENSIONS_TOO_LARGE_MESSAGE, HEADERS_TOO_LARGE_MESSAGE } from '../../src/http/client-errors.ts';
 import { NOT_UTF8_MESSAGE } from '../../src/http/json-body-parser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from '../helpers/staff-app.ts';
 import { nodeRpc } from '../helpers/test-app.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { auditRows, countingRpc, dbFingerprint, rawRequest, type CountingRpc } from './helpers/request-probe.ts';
+import { auditRows, countingRpc, dbFingerprint, rawRequest, type CountingRpc, type RawResponse } from './helpers/request-probe.ts';
 
 /**
  * Bad input at the HTTP edge, on every public route and every staff write
@@ -44,6 +46,8 @@ const BAD_TEXT: Record<string, { text: string; says: RegExp }> = {
 };
 
 const TOO_LARGE = { status: 'error', message: 'The request body is too large.' };
+/** The headers every answer of the app carries (src/http/security-headers.ts); HSTS only over TLS. */
+const SECURITY_HEADERS = ['content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-frame-options', 'strict-transport-security'];
 /** Fastify's default body limit, which the staff routes keep. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -316,12 +320,38 @@ for (const engine of testDatabases()) {
       await refused('parse-tx, 600 KB, CESU-8 surrogate', post(parse, big), { status: 400, message: NOT_UTF8_MESSAGE });
     });
 
-    // ---- Header floods (real HTTP: Node's parser answers before the app) ------------------------------
+    // ---- Header floods and requests that are not HTTP (real HTTP: Node's parser refuses them before the app) ----
 
-    test('header floods and huge URLs get 431 from the HTTP parser and never reach the app', async () => {
+    /** The security headers of a raw answer, by name (rawRequest lowercases the head). */
+    const securityHeadersOf = (res: RawResponse) =>
+      Object.fromEntries(
+        res.headers
+          .split('\r\n')
+          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as const)
+          .filter(([name]) => SECURITY_HEADERS.includes(name)),
+      );
+    /** The head lines of a raw answer, by name. */
+    const headerOf = (res: RawResponse, name: string) => res.headers.split('\r\n').find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+
+    test('header floods, huge URLs and requests that are not HTTP are refused by the HTTP parser in the API error shape, with the security headers, and never reach the app', async () => {
+      await t.audit.flush();
       const rowsBefore = await dbFingerprint(db);
       const auditBefore = await auditRows(db);
       const callsBefore = counting.calls.length;
+      // What every answer of the app carries, read from one over the same kind of connection (a 404, audited).
+      const reference = await rawRequest(port, 'GET /rest-api/no-such-route HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      assert.equal(reference.status, 404);
+      const expectedHeaders = securityHeadersOf(reference);
+      assert.deepEqual(Object.keys(expectedHeaders).sort(), SECURITY_HEADERS.filter((h) => h !== 'strict-transport-security').sort(), 'the app sets them (no HSTS over plain HTTP)');
+      const refusedByParser = (id: string, res: RawResponse, status: number, message: string) => {
+        assert.equal(res.status, status, id);
+        assert.deepEqual(JSON.parse(res.body), { status: 'error', message }, id);
+        assert.equal(headerOf(res, 'content-type'), headerOf(reference, 'content-type'), `${id}: content type`);
+        assert.equal(Number(headerOf(res, 'content-length')), Buffer.byteLength(res.body), `${id}: content length`);
+        assert.equal(headerOf(res, 'connection'), 'close', `${id}: the connection is closed`);
+        assert.deepEqual(securityHeadersOf(res), expectedHeaders, `${id}: security headers`);
+      };
+
       const body = '{"tx_hex":"zz"}';
       const request = (line: string, extra: string, withBody = true) =>
         `${line}\r\nHost: x\r\nAuthorization: Bearer ${t.tokens.admin}\r\n` +
@@ -333,25 +363,47 @@ for (const engine of testDatabases()) {
       ];
       for (const path of ['/rest-api/submit-tx', '/rest-api/client/add', '/rest-api/login']) {
         for (const [kind, extra] of floods) {
-          const id = `${path} ${kind}`;
-          const res = await rawRequest(port, request(`POST ${path} HTTP/1.1`, extra));
-          assert.equal(res.status, 431, id);
-          assert.match(res.headers, /content-type: application\/json/, id);
-          assert.match((JSON.parse(res.body) as { message: string }).message, /header/i, id);
+          refusedByParser(`${path} ${kind}`, await rawRequest(port, request(`POST ${path} HTTP/1.1`, extra)), 431, HEADERS_TOO_LARGE_MESSAGE);
         }
       }
       const longUrl = await rawRequest(port, request(`GET /rest-api/status-check?tx_id=${'a'.repeat(20_000)} HTTP/1.1`, '', false));
-      assert.equal(longUrl.status, 431);
+      refusedByParser('a 20,000-character URL', longUrl, 431, HEADERS_TOO_LARGE_MESSAGE);
+      // The body's framing: chunk extensions past Node's 16 KiB, and both lengths at once (request smuggling).
+      const extensions = await rawRequest(port, `POST /rest-api/submit-tx HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(20_000)}\r\n`);
+      refusedByParser('20 KB of chunk extensions', extensions, 413, CHUNK_EXTENSIONS_TOO_LARGE_MESSAGE);
+      const smuggled = await rawRequest(port, `POST /rest-api/submit-tx HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`);
+      refusedByParser('Content-Length and Transfer-Encoding together', smuggled, 400, BAD_REQUEST_MESSAGE);
+      for (const [id, bytes] of [
+        ['a header name with a space', 'GET /rest-api/getinfo HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'],
+        ['a TLS handshake on the plain port', Buffer.from('16030102000100', 'hex')],
+        ['a NUL in the request line', 'GET /rest-api/getinfo\u0000 HTTP/1.1\r\nHost: x\r\n\r\n'],
+      ] as const) {
+        refusedByParser(id, await rawRequest(port, bytes), 400, BAD_REQUEST_MESSAGE);
+      }
+
+      // Clients that vanish mid-flood: the parser's error meets a dead socket, and nothing throws.
+      for (let i = 0; i < 20; i++) {
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => {
+            socket.write(request('POST /rest-api/submit-tx HTTP/1.1', floods[i % 2]![1]));
+            socket.resetAndDestroy();
+          });
+          socket.on('error', () => {});
+          socket.on('close', () => resolve());
+        });
+      }
+
       await t.audit.flush();
       assert.deepEqual(await dbFingerprint(db), rowsBefore);
-      assert.equal(await auditRows(db), auditBefore, 'nothing reached the app, so nothing is audited');
+      assert.equal(await auditRows(db), auditBefore + 1, 'nothing reached the app but the reference request, so nothing else is audited');
       assert.deepEqual(counting.calls.slice(callsBefore), []);
       // Under the limit, 200 headers are just a request: it is answered, audited, and costs no node call.
       const ok = await rawRequest(port, request('POST /rest-api/submit-tx HTTP/1.1', `${Array.from({ length: 200 }, (_, i) => `X-H${i}: v\r\n`).join('')}Connection: close\r\n`));
       assert.equal(ok.status, 400);
       assert.equal((JSON.parse(ok.body) as { message: string }).message, 'Transaction hex contains characters that are not hexadecimal.');
+      assert.deepEqual(securityHeadersOf(ok), expectedHeaders);
       await t.audit.flush();
-      assert.equal(await auditRows(db), auditBefore + 1);
+      assert.equal(await auditRows(db), auditBefore + 2);
       assert.deepEqual(counting.calls.slice(callsBefore), []);
     });
 
