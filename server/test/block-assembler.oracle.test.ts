@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assembleBlocks, type BlockProjection } from '../src/mempool/block-assembler.ts';
+import { assembleBlocks, projectedBlockOf, type BlockProjection } from '../src/mempool/block-assembler.ts';
 import { snapshotFromRawMempool, type MempoolSnapshot, type RawMempoolEntry } from '../src/mempool/mempool-snapshot.ts';
 import { fillRandomMempool, type RandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
@@ -110,7 +110,7 @@ for (const seed of SEEDS) {
       if (sigops !== 0) assert.equal(sigops, tx.sigops, `sigop cost of ${tx.txid}`);
     }
     const blockSigops = next.transactions.reduce((a, tx) => a + tx.sigops, 0);
-    const heavyLeftOut = txids.filter((_, i) => snapshot.sigops[i]! > 0 && projection.blockIndex[i] !== 0).length;
+    const heavyLeftOut = txids.filter((_, i) => snapshot.sigops[i]! > 0 && projectedBlockOf(projection, i) !== 0).length;
     t.diagnostic(`block 0 sigop cost ${blockSigops} (limit 80,000 with the coinbase's 400); ${heavyLeftOut} sigop-priced transactions left for later blocks`);
     assert.ok(blockSigops + 400 + 5_440 >= 80_000 && heavyLeftOut > 0, 'the block sigop limit kept sigop-heavy transactions out');
   });
@@ -124,4 +124,33 @@ for (const seed of SEEDS) {
     // Clear the mempool for the next one.
     while ((await node.rpc.call<{ size: number }>('getmempoolinfo')).size > 0) await node.mine();
   });
+}
+
+test('a node started with -blockmaxweight and -blockmintxfee: the projection given the same settings is its template', async (t) => {
+  // A quarter of Core's block, and 5 sat/vB (0.00005 BTC/kvB) below which no package is mined.
+  const settings = { maxBlockWeight: 1_000_000, blockMinFeeRatePerKvB: 5_000 };
+  const own = await startTestNode({ extraArgs: ['-checkmempool=0', `-blockmaxweight=${settings.maxBlockWeight}`, '-blockmintxfee=0.00005'] });
+  try {
+    await fillRandomMempool(own, { seed: 424_242, payments: 1_500, large: 10, sigopHeavy: 5, prioritised: 20 });
+    const raw = await own.rpc.call<Record<string, RawMempoolEntry>>('getrawmempool', [true]);
+    const ids = Object.keys(raw);
+    const ours = assembleBlocks(snapshotFromRawMempool(raw), settings);
+    const { template: next } = await templateOf(own);
+    const block = ours.blocks[0]!;
+    t.diagnostic(`${ids.length} transactions; block 0: ${block.txCount} transactions, ${block.weight.toLocaleString('en-US')} WU; ${ours.blocks.length} projected blocks`);
+    assert.deepEqual([...ours.order.subarray(0, block.txCount)].map((i) => ids[i]), next.transactions.map((tx) => tx.txid), 'the same transactions in the same order');
+    assert.equal(block.fees, next.transactions.reduce((a, tx) => a + tx.fee, 0));
+    assert.ok(block.weight <= settings.maxBlockWeight - 8_000, 'within the smaller block');
+    assert.ok(ours.blocks.length >= 2, 'the smaller block leaves transactions for the next');
+    // Packages under 5 sat/vB are in no block, as the node would never mine them.
+    const unmined = ids.filter((_, i) => projectedBlockOf(ours, i) === -1);
+    assert.ok(unmined.length > 0, 'some transactions pay less than the minimum');
+    for (const txid of unmined) assert.ok(!next.transactions.some((tx) => tx.txid === txid), `${txid} is not in the template`);
+  } finally {
+    await own.stop();
+  }
+});
+
+async function templateOf(node: TestNode): Promise<{ template: Template }> {
+  return { template: await node.rpc.call<Template>('getblocktemplate', [{ rules: ['segwit'] }]) };
 }

@@ -18,6 +18,20 @@ export class ArrayPool {
     return this.take(name, length, fill, (size) => new Int32Array(size));
   }
 
+  /**
+   * An array whose every element is `initial` when first handed out (and
+   * after any reallocation): for marks the caller puts back itself, rather
+   * than filling on every use.
+   */
+  int32Kept(name: string, length: number, initial: number): Int32Array {
+    return this.take(name, length, undefined, (size) => new Int32Array(size).fill(initial));
+  }
+
+  /** Drops every buffer: after a failure that may have left marks half set. */
+  clear(): void {
+    this.buffers.clear();
+  }
+
   uint32(name: string, length: number, fill?: number): Uint32Array {
     return this.take(name, length, fill, (size) => new Uint32Array(size));
   }

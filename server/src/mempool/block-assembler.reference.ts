@@ -6,7 +6,8 @@ import type { SnapshotEntry } from './mempool-snapshot.ts';
  * Core's BlockAssembler::addPackageTxs (node/miner.cpp) with the plainest
  * data structures (sets, maps, a sorted array for mapTx, a linear scan for
  * the best modified entry), recomputing every ancestor set from scratch for
- * each block. Quadratic; for tests of a few dozen transactions only.
+ * each block; and of the last block's summary of the rest of the mempool
+ * (rest-of-mempool.ts). Quadratic; for tests of a few dozen transactions only.
  */
 
 interface AncestorState {
@@ -35,6 +36,7 @@ export function referenceAssemble(entries: readonly SnapshotEntry[], options: Bl
   const internalHex = entries.map((e) => e.txid.match(/../g)!.reverse().join(''));
   const txidLess = (a: number, b: number) => internalHex[a]! < internalHex[b]!;
 
+  const minimumFee = (packageSize: number) => Math.max(packageSize > 0 && settings.blockMinFeeRatePerKvB > 0 ? 1 : 0, Math.ceil((settings.blockMinFeeRatePerKvB * packageSize) / 1000));
   const remaining = new Set(entries.map((_, i) => i));
   const blocks: number[][] = [];
   const functionalRates = new Map<number, number>();
@@ -76,6 +78,26 @@ export function referenceAssemble(entries: readonly SnapshotEntry[], options: Bl
       });
     }
     const mapTx = [...remaining].sort((x, y) => (better(x, entry.get(x)!, y, entry.get(y)!) ? -1 : 1));
+    if (unlimited) {
+      // The rest of the mempool (rest-of-mempool.ts): mapTx in order, each with its ancestors not placed yet, no re-scoring.
+      const block: number[] = [];
+      const placed = new Set<number>();
+      for (const head of mapTx) {
+        if (placed.has(head)) continue;
+        const members = [head, ...closure(head, (j) => parentsOf[j]!)].filter((j) => !placed.has(j));
+        const fee = members.reduce((a, j) => a + modFee(j), 0);
+        const packageSize = members.reduce((a, j) => a + size(j), 0);
+        if (fee < minimumFee(packageSize)) break;
+        members.sort((x, y) => entry.get(x)!.count - entry.get(y)!.count || (txidLess(x, y) ? -1 : 1));
+        for (const tx of members) {
+          block.push(tx);
+          placed.add(tx);
+          functionalRates.set(tx, fee / packageSize);
+        }
+      }
+      if (block.length > 0) blocks.push(block);
+      break;
+    }
     const inBlock = new Set<number>();
     const block: number[] = [];
     const modified = new Map<number, AncestorState>();
@@ -110,9 +132,8 @@ export function referenceAssemble(entries: readonly SnapshotEntry[], options: Bl
         }
       }
       const pkg = usingModified ? modified.get(iter)! : entry.get(iter)!;
-      const minFee = Math.max(pkg.size > 0 && settings.blockMinFeeRatePerKvB > 0 ? 1 : 0, Math.ceil((settings.blockMinFeeRatePerKvB * pkg.size) / 1000));
-      if (pkg.fee < minFee) break;
-      const fits = unlimited || (blockWeight + 4 * pkg.size < settings.maxBlockWeight && blockSigops + pkg.sigops < MAX_BLOCK_SIGOPS_COST);
+      if (pkg.fee < minimumFee(pkg.size)) break;
+      const fits = blockWeight + 4 * pkg.size < settings.maxBlockWeight && blockSigops + pkg.sigops < MAX_BLOCK_SIGOPS_COST;
       if (!fits) {
         if (usingModified) {
           modified.delete(iter);

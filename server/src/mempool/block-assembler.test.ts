@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { assembleBlocks, MAX_CONSECUTIVE_FAILURES, type BlockAssemblerOptions, type BlockProjection } from './block-assembler.ts';
+import { assembleBlocks, functionalRateOf, MAX_CONSECUTIVE_FAILURES, positionVsizeOf, projectedBlockOf, type BlockAssemblerOptions, type BlockProjection } from './block-assembler.ts';
 import { encodeMempoolSnapshot, type MempoolSnapshot, type SnapshotEntry } from './mempool-snapshot.ts';
 import { referenceAssemble } from './block-assembler.reference.ts';
 
@@ -49,8 +49,11 @@ function blocksOf(specs: Record<string, TxSpec>, options: BlockAssemblerOptions 
   const { snapshot, names, index } = mempool(specs);
   const projection = assembleBlocks(snapshot, options);
   const blocks = projection.blocks.map((b) => [...projection.order.subarray(b.orderStart, b.orderStart + b.txCount)].map((i) => names[i]!));
-  return { projection, blocks, rate: (name) => projection.functionalRate[index(name)]! };
+  return { projection, blocks, rate: (name) => functionalRateOf(projection, index(name)) };
 }
+
+/** Every transaction's position.vsize, in snapshot order. */
+const positions = (projection: BlockProjection) => Array.from({ length: projection.entryOf.length }, (_, i) => positionVsizeOf(projection, i));
 
 /** A block limit that leaves room for exactly `vbytes` of packages after the 8,000 WU reserve. */
 const roomFor = (vbytes: number): BlockAssemblerOptions => ({ maxBlockWeight: 8_000 + 4 * vbytes + 1 });
@@ -74,7 +77,7 @@ test('child pays for parent: a 1 sat/vB parent with a rich child goes before a r
   assert.equal(rate('parent'), 15, 'the parent is mined at the package rate (100 + 2,900) / 200');
   assert.equal(rate('child'), 15);
   assert.equal(rate('rich'), 10);
-  assert.deepEqual([...projection.positionVsize], [100, 100, 200]);
+  assert.deepEqual(positions(projection), [100, 100, 200]);
 });
 
 test('a parent with two children: the poorer child is re-scored once the parent is in, and overtakes a richer single', () => {
@@ -169,7 +172,7 @@ test('the block weight limit: 4,000,000 WU less the 8,000 WU coinbase reserve, c
   assert.deepEqual(exact.blocks, [['fits']]);
   const over = blocksOf({ tooBig: { fee: 1_000_000, vsize: 998_000 }, small: { fee: 100, vsize: 100 } });
   assert.deepEqual(over.blocks, [['small']]);
-  assert.equal(over.projection.blockIndex[0], -1, 'a transaction no block can hold is never projected');
+  assert.equal(projectedBlockOf(over.projection, 0), -1, 'a transaction no block can hold is never projected');
 });
 
 test('the package test uses the sigop-adjusted vsize, and block weight adds up real weights', () => {
@@ -180,7 +183,7 @@ test('the package test uses the sigop-adjusted vsize, and block weight adds up r
   // 4 × 1,000 vB does not fit in room for 999 vB, though its 400 WU would: no block can take it.
   const tight = blocksOf(specs, roomFor(999));
   assert.deepEqual(tight.blocks, [['plain']]);
-  assert.equal(tight.projection.blockIndex[0], -1);
+  assert.equal(projectedBlockOf(tight.projection, 0), -1);
   // Once in, it adds its 400 WU, not 4,000: the plain one fits in room for 1,050 vB.
   const { blocks, projection } = blocksOf(specs, roomFor(1_050));
   assert.deepEqual(blocks, [['sigopHeavy', 'plain']]);
@@ -221,8 +224,8 @@ test('ranks by modified fee (prioritisetransaction) but reports base fees', () =
 test('packages below -blockmintxfee are never projected', () => {
   const { blocks, projection } = blocksOf({ paying: { fee: 100, vsize: 100 }, free: { fee: 0, vsize: 100 } });
   assert.deepEqual(blocks, [['paying']]);
-  assert.equal(projection.blockIndex[1], -1);
-  assert.ok(Number.isNaN(projection.functionalRate[1]!));
+  assert.equal(projectedBlockOf(projection, 1), -1);
+  assert.ok(Number.isNaN(functionalRateOf(projection, 1)));
 });
 
 test('a child left for the next block is priced there without its confirmed parent', () => {
@@ -236,20 +239,20 @@ test('a child left for the next block is priced there without its confirmed pare
   );
   assert.deepEqual(blocks, [['parent', 'other'], ['child']]);
   assert.equal(rate('child'), 3);
-  assert.deepEqual([...projection.positionVsize], [100, 100, 200]);
+  assert.deepEqual(positions(projection), [100, 100, 200]);
 });
 
-test('block summaries: counts, weights, fees, fee-rate range and median', () => {
+test('block summaries: counts, weights, sigops, fees, fee-rate range and median', () => {
   const { projection } = blocksOf({
-    a: { fee: 4_000, vsize: 100, weight: 397 },
+    a: { fee: 4_000, vsize: 100, weight: 397, sigops: 2 },
     b: { fee: 3_000, vsize: 100 },
-    c: { fee: 2_000, vsize: 100 },
+    c: { fee: 2_000, vsize: 100, sigops: 1 },
     d: { fee: 1_000, vsize: 100 },
     e: { fee: 500, vsize: 100 },
   }, roomFor(400));
   assert.deepEqual(projection.blocks, [
-    { orderStart: 0, txCount: 4, weight: 397 + 1_200, vsize: 400, fees: 10_000, minFeeRate: 10, maxFeeRate: 40, medianFeeRate: 25 },
-    { orderStart: 4, txCount: 1, weight: 400, vsize: 100, fees: 500, minFeeRate: 5, maxFeeRate: 5, medianFeeRate: 5 },
+    { orderStart: 0, txCount: 4, weight: 397 + 1_200, sigops: 3, vsize: 400, fees: 10_000, minFeeRate: 10, maxFeeRate: 40, medianFeeRate: 25 },
+    { orderStart: 4, txCount: 1, weight: 400, sigops: 0, vsize: 100, fees: 500, minFeeRate: 5, maxFeeRate: 5, medianFeeRate: 5 },
   ]);
 });
 
@@ -258,7 +261,7 @@ test('the last projected block collects everything left, unless told not to', ()
   assert.deepEqual(blocksOf(specs, { ...roomFor(100), maxBlocks: 3 }).blocks, [['t0'], ['t1'], ['t2', 't3', 't4', 't5']]);
   const limited = blocksOf(specs, { ...roomFor(100), maxBlocks: 3, lastBlockCollectsRest: false });
   assert.deepEqual(limited.blocks, [['t0'], ['t1'], ['t2']]);
-  assert.equal(limited.projection.blockIndex[5], -1);
+  assert.equal(projectedBlockOf(limited.projection, 5), -1);
 });
 
 test('refuses snapshots with a dependency cycle or an unknown parent', () => {
@@ -321,7 +324,7 @@ test('random mempools project exactly as a plain transcription of Core\'s addPac
       const reference = referenceAssemble(entries, options);
       const ourBlocks = ours.blocks.map((b) => [...ours.order.subarray(b.orderStart, b.orderStart + b.txCount)]);
       assert.deepEqual(ourBlocks, reference.blocks);
-      for (const [i, rate] of reference.functionalRates) assert.equal(ours.functionalRate[i], rate, `functional rate of ${i}`);
+      for (const [i, rate] of reference.functionalRates) assert.equal(functionalRateOf(ours, i), rate, `functional rate of ${i}`);
     }),
     { numRuns: 400 },
   );
@@ -356,6 +359,6 @@ test('a mempool of thousands, projected over a dozen small blocks, matches the p
     const ours = assembleBlocks(encodeMempoolSnapshot(entries), options);
     const reference = referenceAssemble(entries, options);
     assert.deepEqual(ours.blocks.map((b) => [...ours.order.subarray(b.orderStart, b.orderStart + b.txCount)]), reference.blocks);
-    for (const [i, rate] of reference.functionalRates) assert.equal(ours.functionalRate[i], rate, `functional rate of ${i}`);
+    for (const [i, rate] of reference.functionalRates) assert.equal(functionalRateOf(ours, i), rate, `functional rate of ${i}`);
   }
 });

@@ -6,10 +6,11 @@ import { countFeeHistogram } from './fee-histogram.ts';
 
 /**
  * Runs the block assembler off the main thread (projection-worker.ts starts
- * it). The snapshot arrives as transferred typed arrays and the projection's
- * per-transaction arrays go back the same way, with the snapshot's own
- * buffers for the next copy: neither side copies them. One assembler keeps
- * its working arrays from one projection to the next.
+ * it). The snapshot arrives as transferred typed arrays (handed back with
+ * the projection, for the next copy) or in shared memory (read in place),
+ * and the projection's per-transaction arrays go back transferred: neither
+ * side copies them. One assembler keeps its working arrays and its ranking
+ * from one projection to the next.
  */
 
 if (!parentPort) throw new Error('block-assembler.worker runs only as a worker thread');
@@ -24,16 +25,20 @@ port.on('message', ({ id, snapshot, options, histogramBounds }: ProjectionReques
     const projection = assembler.assemble(snapshot, options);
     const assembleMs = performance.now() - started;
     // Here rather than on the main thread: one pass over every transaction.
-    const histogram = histogramBounds ? countFeeHistogram(snapshot, projection.functionalRate, histogramBounds) : undefined;
+    const histogram = histogramBounds ? countFeeHistogram(snapshot, projection, histogramBounds) : undefined;
     const memory = process.memoryUsage();
-    reply = { id, ok: true, projection, snapshot, assembleMs, workerHeapUsedBytes: memory.heapUsed, workerArrayBuffersBytes: memory.arrayBuffers, workingBytes: assembler.workingBytes, histogram };
-    // The snapshot goes back too, for its buffers to be reused (cloneSnapshot's `reuse`).
+    // A snapshot in transferred buffers goes back, for them to be reused (cloneSnapshot's `reuse`); one in
+    // shared memory (the mirror's) never left the main thread, which knows when to write into it again.
+    const handedBack = snapshotBuffers(snapshot);
+    reply = { id, ok: true, projection, snapshot: handedBack.length > 0 ? snapshot : undefined, assembleMs, workerHeapUsedBytes: memory.heapUsed, workerArrayBuffersBytes: memory.arrayBuffers, workingBytes: assembler.workingBytes, histogram };
     transfer = [
-      ...distinctTransferable([projection.blockIndex, projection.positionVsize, projection.functionalRate, projection.order, ...(histogram ? [histogram.txCount, histogram.vsize] : [])]),
-      ...snapshotBuffers(snapshot),
+      ...distinctTransferable([projection.entryOf, projection.blockIndex, projection.positionVsize, projection.functionalRate, projection.order, ...(histogram ? [histogram.txCount, histogram.vsize] : [])]),
+      ...handedBack,
     ];
   } catch (error) {
     reply = { id, ok: false, message: (error as Error).message };
   }
   port.postMessage(reply, transfer);
+  // Off the projection's critical path: the next one starts from a tidied ranking and readied arrays.
+  if (reply.ok) assembler.tidyUp();
 });

@@ -1,4 +1,5 @@
 import type { FeeHistogramBucket } from './mempool-feed.ts';
+import type { BlockProjection } from './block-assembler.ts';
 import type { MempoolSnapshot } from './mempool-snapshot.ts';
 
 /**
@@ -26,13 +27,14 @@ export interface FeeHistogramCounts {
 }
 
 /** One pass over the snapshot; runs on the projection worker. */
-export function countFeeHistogram(snapshot: Pick<MempoolSnapshot, 'count' | 'modifiedFee' | 'vsize'>, functionalRate: Float64Array, bounds: readonly number[]): FeeHistogramCounts {
+export function countFeeHistogram(snapshot: Pick<MempoolSnapshot, 'count' | 'modifiedFee' | 'vsize'>, projection: Pick<BlockProjection, 'entryOf' | 'functionalRate'>, bounds: readonly number[]): FeeHistogramCounts {
+  const { entryOf, functionalRate } = projection;
   const txCount = new Float64Array(bounds.length);
   const vsize = new Float64Array(bounds.length);
   const last = bounds.length - 1;
   for (let i = 0; i < snapshot.count; i++) {
     const size = snapshot.vsize[i]!;
-    let rate = functionalRate[i]!;
+    let rate = functionalRate[entryOf[i]!]!;
     if (Number.isNaN(rate)) rate = snapshot.modifiedFee[i]! / size;
     // The last bound not above the rate: binary search over a few dozen bounds.
     let low = 0;

@@ -1,16 +1,22 @@
-import type { ArrayPool } from './array-pool.ts';
 import type { MempoolSnapshot } from './mempool-snapshot.ts';
-import { exactTieRateFor, ScoreOrder, sortByScore, TxidOrder, txidPrefixes } from './score-order.ts';
+import type { ScoreOrder, TxidOrder } from './score-order.ts';
 
 /**
- * The snapshot relabelled so that label 0 is the best-scoring transaction,
- * label 1 the next, and so on, with its ancestor state and its children.
+ * The mempool as the block assembler reads it: relabelled so that the
+ * labels read in score order, with its ancestor state and its links
+ * (ranked-mempool.ts builds it and keeps it between projections).
  *
  * Why relabel: the block assembler takes transactions roughly in score
  * order. In snapshot order its per-transaction arrays would be read at
  * random, and on a large mempool the time goes to waiting for memory, not to
- * arithmetic; in score order they are read nearly in sequence. The sort also
- * gives block 0 Core's mapTx order (ancestor_score index) for free: 0, 1, 2, …
+ * arithmetic; in score order they are read nearly in sequence.
+ *
+ * Core's mapTx order (ancestor_score index) is two sorted runs merged:
+ * labels 0 .. settled - 1 in order, less the dead ones, and `fresh`, the
+ * labels given since the last time everything was laid out afresh (new
+ * transactions, and ones whose ancestor state changed). A label is dead
+ * when its transaction left or was ranked again under a fresh label; dead
+ * labels stay until the next compaction, linked to nothing alive.
  */
 
 /** Per-transaction ancestor state: the mempool entry's *WithAncestors fields (modified fees, sigop-adjusted vsizes). */
@@ -22,98 +28,46 @@ export interface AncestorState {
 }
 
 export interface LabelledMempool {
+  /** Transactions: live labels. */
   count: number;
-  /** Label → snapshot index. */
+  /** Labels in use, dead ones included: every per-label array covers 0 .. labels - 1. */
+  labels: number;
+  /** Labels below this are in score order. */
+  settled: number;
+  /** The live labels from `settled` on, in score order. */
+  fresh: Int32Array;
+  /** Dead labels. */
+  dead: Int32Array;
+  /** Label → snapshot index (live labels). */
   snapshotIndex: Int32Array;
+  /** Snapshot index → label. */
+  labelOfIndex: Int32Array;
   fee: Float64Array;
   modifiedFee: Float64Array;
   vsize: Int32Array;
   weight: Int32Array;
   sigops: Int32Array;
-  /** The parents of l are parents[parentStart[l] .. parentStart[l + 1] - 1]; children likewise. */
+  /** The parents of l are parents[parentStart[l] .. parentStart[l + 1] - 1]. */
   parentStart: Int32Array;
   parents: Int32Array;
+  /**
+   * The children of a settled label l are children[childStart[l] ..
+   * childStart[l + 1] - 1] (some of them dead), then, for any label, the
+   * list in `childLinks`.
+   */
   childStart: Int32Array;
   children: Int32Array;
+  childLinks: { head: Int32Array; next: Int32Array; child: Int32Array };
+  /**
+   * Ancestor state, by label. The assembler changes it (and `scores`) as
+   * ancestors go into blocks, and must put it back before the next update.
+   */
   ancestors: AncestorState;
   txidOrder: TxidOrder;
-  /** Every transaction's ancestor score at the start (GetModFeeAndSize), by label. */
+  /** Every transaction's ancestor score (GetModFeeAndSize), by label. */
   scores: ScoreOrder;
-}
-
-/** Pool names are prefixed so that the assembler's own arrays never collide with these. */
-export function labelByScore(snapshot: MempoolSnapshot, pool: ArrayPool): LabelledMempool {
-  const n = snapshot.count;
-  const edges = snapshot.parents.length;
-  const { ancestors: byIndex, maxSize } = ancestorStateOf(snapshot, pool);
-  const exactTieRate = exactTieRateFor(maxSize);
-
-  // Sort by initial score, in snapshot numbering.
-  const snapshotPrefix = txidPrefixes(snapshot.txids, pool.float64('label.snapshotPrefix', n));
-  const byIndexScores = new ScoreOrder(pool.float64('label.scoreFee', n), pool.float64('label.scoreSize', n), pool.float64('label.scoreRate', n), new TxidOrder(snapshot.txids, snapshotPrefix), exactTieRate);
-  for (let i = 0; i < n; i++) setAncestorScore(byIndexScores, i, snapshot.modifiedFee[i]!, snapshot.vsize[i]!, byIndex.fee[i]!, byIndex.size[i]!);
-  const snapshotIndex = pool.int32('label.snapshotIndex', n);
-  for (let i = 0; i < n; i++) snapshotIndex[i] = i;
-  sortByScore(snapshotIndex, byIndexScores, pool);
-  const labelOf = pool.int32('label.labelOf', n);
-  for (let l = 0; l < n; l++) labelOf[snapshotIndex[l]!] = l;
-
-  const txidOrder = new TxidOrder(snapshot.txids, pool.float64('label.prefix', n), snapshotIndex);
-  const graph: LabelledMempool = {
-    count: n,
-    snapshotIndex,
-    fee: pool.float64('label.fee', n),
-    modifiedFee: pool.float64('label.modifiedFee', n),
-    vsize: pool.int32('label.vsize', n),
-    weight: pool.int32('label.weight', n),
-    sigops: pool.int32('label.sigops', n),
-    parentStart: pool.int32('label.parentStart', n + 1, 0),
-    parents: pool.int32('label.parents', edges),
-    childStart: pool.int32('label.childStart', n + 1, 0),
-    children: pool.int32('label.children', edges),
-    ancestors: { fee: pool.float64('label.ancestorFee', n), size: pool.float64('label.ancestorSize', n), sigops: pool.float64('label.ancestorSigops', n), count: pool.int32('label.ancestorCount', n) },
-    txidOrder,
-    scores: new ScoreOrder(pool.float64('label.labelScoreFee', n), pool.float64('label.labelScoreSize', n), pool.float64('label.labelScoreRate', n), txidOrder, exactTieRate),
-  };
-
-  // Scattered writes by label rather than gathered reads by snapshot index: the processor need not wait on them.
-  const { fee, modifiedFee, vsize, weight, sigops, parentStart, parents, childStart, children, ancestors, scores } = graph;
-  const prefix = txidOrder.prefix;
-  for (let i = 0; i < n; i++) {
-    const l = labelOf[i]!;
-    fee[l] = snapshot.fee[i]!;
-    modifiedFee[l] = snapshot.modifiedFee[i]!;
-    vsize[l] = snapshot.vsize[i]!;
-    weight[l] = snapshot.weight[i]!;
-    sigops[l] = snapshot.sigops[i]!;
-    ancestors.fee[l] = byIndex.fee[i]!;
-    ancestors.size[l] = byIndex.size[i]!;
-    ancestors.sigops[l] = byIndex.sigops[i]!;
-    ancestors.count[l] = byIndex.count[i]!;
-    prefix[l] = snapshotPrefix[i]!;
-    const first = snapshot.parentStart[i]!;
-    const end = snapshot.parentStart[i + 1]!;
-    parentStart[l + 1] = end - first;
-    for (let e = first; e < end; e++) childStart[labelOf[snapshot.parents[e]!]! + 1]!++;
-  }
-  for (let l = 0; l < n; l++) {
-    // The same scores, recomputed in sequence: cheaper than three more scattered writes.
-    setAncestorScore(scores, l, modifiedFee[l]!, vsize[l]!, ancestors.fee[l]!, ancestors.size[l]!);
-    parentStart[l + 1]! += parentStart[l]!;
-    childStart[l + 1]! += childStart[l]!;
-  }
-  const childFill = pool.int32('label.childFill', n);
-  childFill.set(childStart.subarray(0, n));
-  for (let i = 0; i < n; i++) {
-    const l = labelOf[i]!;
-    let at = parentStart[l]!;
-    for (let e = snapshot.parentStart[i]!; e < snapshot.parentStart[i + 1]!; e++) {
-      const parent = labelOf[snapshot.parents[e]!]!;
-      parents[at++] = parent;
-      children[childFill[parent]!++] = l;
-    }
-  }
-  return graph;
+  /** Sums over the live labels, kept as labels come and go (integers: exact). */
+  totals: { fee: number; vsize: number; weight: number; sigops: number };
 }
 
 /**
@@ -125,53 +79,44 @@ export function setAncestorScore(scores: ScoreOrder, tx: number, ownFee: number,
   else scores.set(tx, ownFee, ownSize);
 }
 
-/** Every transaction's ancestor state, walking its ancestors once (they are few: Core limits them to 25 by default). */
-function ancestorStateOf(snapshot: MempoolSnapshot, pool: ArrayPool): { ancestors: AncestorState; maxSize: number } {
-  const n = snapshot.count;
+/**
+ * Snapshot transaction i's ancestor state (itself included), walking its
+ * ancestors once (they are few: Core limits them to 25 by default), into
+ * `out` at `at`. `reached` (per snapshot index) must not hold i anywhere:
+ * the walk marks what it reached with i. Throws on a cycle through i.
+ */
+export function walkAncestors(snapshot: MempoolSnapshot, i: number, reached: Int32Array, stack: Int32Array, out: AncestorState, at: number): void {
   const { modifiedFee, vsize, sigops, parentStart, parents } = snapshot;
-  const ancestors: AncestorState = {
-    fee: pool.float64('ancestry.fee', n),
-    size: pool.float64('ancestry.size', n),
-    sigops: pool.float64('ancestry.sigops', n),
-    count: pool.int32('ancestry.count', n),
-  };
-  const reached = pool.int32('ancestry.reached', n, -1);
-  const stack = pool.int32('ancestry.stack', n);
-  let maxSize = 1;
-  for (let i = 0; i < n; i++) {
-    reached[i] = i;
-    let feeSum = modifiedFee[i]!;
-    let sizeSum = vsize[i]!;
-    let sigopSum = sigops[i]!;
-    let count = 1;
-    let top = 0;
-    for (let e = parentStart[i]!; e < parentStart[i + 1]!; e++) {
+  reached[i] = i;
+  let feeSum = modifiedFee[i]!;
+  let sizeSum = vsize[i]!;
+  let sigopSum = sigops[i]!;
+  let count = 1;
+  let top = 0;
+  for (let e = parentStart[i]!; e < parentStart[i + 1]!; e++) {
+    const p = parents[e]!;
+    if (reached[p] !== i) {
+      reached[p] = i;
+      stack[top++] = p;
+    }
+  }
+  while (top > 0) {
+    const a = stack[--top]!;
+    feeSum += modifiedFee[a]!;
+    sizeSum += vsize[a]!;
+    sigopSum += sigops[a]!;
+    count++;
+    for (let e = parentStart[a]!; e < parentStart[a + 1]!; e++) {
       const p = parents[e]!;
+      if (p === i) throw new RangeError(`The snapshot's dependencies have a cycle through transaction ${i}`);
       if (reached[p] !== i) {
         reached[p] = i;
         stack[top++] = p;
       }
     }
-    while (top > 0) {
-      const a = stack[--top]!;
-      feeSum += modifiedFee[a]!;
-      sizeSum += vsize[a]!;
-      sigopSum += sigops[a]!;
-      count++;
-      for (let e = parentStart[a]!; e < parentStart[a + 1]!; e++) {
-        const p = parents[e]!;
-        if (p === i) throw new RangeError(`The snapshot's dependencies have a cycle through transaction ${i}`);
-        if (reached[p] !== i) {
-          reached[p] = i;
-          stack[top++] = p;
-        }
-      }
-    }
-    ancestors.fee[i] = feeSum;
-    ancestors.size[i] = sizeSum;
-    ancestors.sigops[i] = sigopSum;
-    ancestors.count[i] = count;
-    if (sizeSum > maxSize) maxSize = sizeSum;
   }
-  return { ancestors, maxSize };
+  out.fee[at] = feeSum;
+  out.size[at] = sizeSum;
+  out.sigops[at] = sigopSum;
+  out.count[at] = count;
 }

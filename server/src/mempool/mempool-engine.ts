@@ -252,7 +252,7 @@ export function createMempoolEngine(options: MempoolEngineOptions): MempoolEngin
       const i = projection.order[k]!;
       nextTxidBytes.set(projection.snapshot.txids.subarray(i * TXID_BYTES, (i + 1) * TXID_BYTES), k * TXID_BYTES);
     }
-    const { blockIndex, positionVsize, functionalRate } = projection;
+    const { entryOf, blockIndex, positionVsize, functionalRate } = projection;
     const lagMs = Math.max(mirrorLagMs, taken.oldestChangeAtMs === undefined ? 0 : publishedAt - taken.oldestChangeAtMs);
     return {
       updatedAtMs: publishedAt,
@@ -268,9 +268,10 @@ export function createMempoolEngine(options: MempoolEngineOptions): MempoolEngin
         if (!tx) return undefined;
         const i = mirror.projectedIndex(txid, taken);
         if (i < 0) return { ...tx, projected: false, position: null, functionalRate: null };
-        const block = blockIndex[i]!;
+        const entry = entryOf[i]!;
+        const block = blockIndex[entry]!;
         if (block < 0) return { ...tx, projected: true, position: null, functionalRate: null };
-        return { ...tx, projected: true, position: { block, vsize: positionVsize[i]! }, functionalRate: functionalRate[i]! };
+        return { ...tx, projected: true, position: { block, vsize: positionVsize[entry]! }, functionalRate: functionalRate[entry]! };
       },
       nextBlockTxids: () => Array.from({ length: firstCount }, (_, k) => txidAt({ txids: nextTxidBytes }, k)),
     };

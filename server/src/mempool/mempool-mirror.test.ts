@@ -189,3 +189,59 @@ test('a mempool that grows, drains and grows again keeps its links through pool 
   assertMatchesModel(compact, model, compact.snapshot().snapshot);
   assert.ok(compact.slotsInUse === model.size);
 });
+
+test('snapshots into the last one\'s memory hold the model after every few changes, and a slot keeps its version exactly while what it holds stays', () => {
+  const random = seededRandom(11);
+  const mirror = new MempoolMirror();
+  const model = new Map<string, ModelTx>();
+  let next = 1;
+  const pick = () => {
+    const ids = [...model.keys()];
+    return ids[Math.floor(random() * ids.length)]!;
+  };
+  let reuse: MempoolSnapshot | undefined;
+  let before: { bySlot: Map<number, { version: number; content: string }> } | undefined;
+  for (let round = 0; round < 300; round++) {
+    // A few changes at a time, anywhere, as between two projections; a first mempool in round 0.
+    for (let op = 0, ops = round === 0 ? 200 : 1 + Math.floor(random() * 4); op < ops; op++) {
+      const draw = random();
+      if (draw < 0.45 || model.size < 20) {
+        const depends = model.size > 0 && random() < 0.5 ? [...new Set([pick(), pick()])] : [];
+        const id = txid(next++);
+        const entry = entryOf(random, depends);
+        mirror.add(id, entry, 0);
+        model.set(id, { entry, parents: new Set(depends) });
+      } else if (draw < 0.5) {
+        // Back from a disconnected block: children already held name it as a parent now.
+        const id = txid(next++);
+        const children = [...new Set([pick(), pick()])];
+        const entry = entryOf(random, [], children);
+        mirror.add(id, entry, 0);
+        model.set(id, { entry, parents: new Set() });
+        for (const c of children) model.get(c)!.parents.add(id);
+      } else if (draw < 0.65) {
+        const id = pick();
+        const modifiedFee = model.get(id)!.entry.fee + Math.floor(random() * 10_000);
+        mirror.setModifiedFee(id, modifiedFee, 0);
+        model.get(id)!.entry = { ...model.get(id)!.entry, modifiedFee };
+      } else {
+        const id = pick();
+        mirror.remove(id, random() < 0.5 ? 'mined' : 'removed', 0);
+        model.delete(id);
+        for (const tx of model.values()) tx.parents.delete(id);
+      }
+    }
+    const { snapshot } = mirror.snapshot(reuse);
+    assertMatchesModel(mirror, model, snapshot);
+    const decoded = decode(snapshot);
+    const ids = Array.from({ length: snapshot.count }, (_, i) => txidAt(snapshot, i));
+    const bySlot = new Map(ids.map((id, i) => [snapshot.identity!.slots[i]!, { version: snapshot.identity!.versions[i]!, content: JSON.stringify({ id, ...decoded.get(id), parents: [...decoded.get(id)!.parents].sort() }) }]));
+    assert.deepEqual([...bySlot.keys()], ids.map((id) => mirror.slotOf(id)), 'slots are the mirror\'s, ascending');
+    for (const [slot, previous] of before?.bySlot ?? []) {
+      const current = bySlot.get(slot);
+      if (current) assert.equal(current.version === previous.version, current.content === previous.content, `round ${round}, slot ${slot}: the version changes exactly when the content does`);
+    }
+    before = { bySlot };
+    reuse = snapshot;
+  }
+});

@@ -110,6 +110,19 @@ export class MempoolMirror {
   /** The add counter when the slot's transaction arrived. */
   private addedSeq = new Float64Array(0);
   /**
+   * Per slot: a stamp renewed whenever what a snapshot holds of the slot
+   * changes (another transaction, its modified fee, its parents). With the
+   * slot it tells the block assembler which transactions it has already
+   * ranked (MempoolSnapshot.identity).
+   */
+  private slotVersion = new Float64Array(0);
+  private lastStamp = 0;
+  /** Tells this mirror's stamps from another's (a resynchronised mirror starts its own). */
+  private readonly source = Math.random();
+  /** The last snapshot taken, and the lowest slot changed since (added, removed, or stamped). */
+  private last: { snapshot: MempoolSnapshot; indexOfSlot: Int32Array } | undefined;
+  private lowestChange = 0;
+  /**
    * Parent links, in typed arrays so that a snapshot copies them without
    * touching objects: slot s's parents are pool[parentAt[s] .. + parentCount[s]],
    * in a segment of parentCap[s] entries; a full segment moves to the end of
@@ -209,6 +222,7 @@ export class MempoolMirror {
     this.ids[slot] = txid;
     this.childrenOf[slot] = undefined;
     this.slots.set(txid, slot);
+    this.stamp(slot);
     this.removed.delete(txid);
     for (const parent of entry.depends) {
       const p = this.slots.get(parent);
@@ -250,6 +264,7 @@ export class MempoolMirror {
     this.totalVsize -= this.vsize[slot]!;
     this.totalFee -= this.fee[slot]!;
     this.live[slot] = 0;
+    if (slot < this.lowestChange) this.lowestChange = slot;
     this.parentCount[slot] = 0;
     this.parentCap[slot] = 0;
     this.ids[slot] = undefined;
@@ -265,6 +280,7 @@ export class MempoolMirror {
     const slot = this.slots.get(txid);
     if (slot === undefined || this.modifiedFee[slot] === modifiedFee) return false;
     this.modifiedFee[slot] = modifiedFee;
+    this.stamp(slot);
     this.changed(observedAtMs);
     return true;
   }
@@ -298,19 +314,37 @@ export class MempoolMirror {
   }
 
   /**
-   * The mirror as the block assembler reads it. With `reuse` (the snapshot
-   * the worker handed back), the copy goes into its buffers where they are
-   * large enough (see mempool-snapshot.ts cloneSnapshot).
+   * The mirror as the block assembler reads it, in shared memory. With
+   * `reuse` (the snapshot the worker handed back: it is done with it), the
+   * copy goes into its buffers where they are large enough (see
+   * mempool-snapshot.ts cloneSnapshot), so that one snapshot's memory
+   * serves update after update; and when `reuse` is the last snapshot taken,
+   * only what follows the lowest slot changed since is copied: what precedes
+   * it is already there (a slot's parents are renumbered where the slots
+   * after it moved).
    */
   snapshot(reuse?: MempoolSnapshot): MirrorSnapshot {
     const n = this.slots.size;
     const used = this.highWater;
     const live = this.live;
+    const last = this.last;
+    const from = reuse !== undefined && last !== undefined && reuse === last.snapshot && fits(reuse, n, this.edges) ? Math.min(this.lowestChange, used) : 0;
     const indexOfSlot = new Int32Array(used);
-    // Runs of consecutive live slots: [slot, length, index] triples.
+    // Transactions in slots below `from`, and where they are: as last time.
+    let fromIndex = 0;
+    if (from > 0) {
+      indexOfSlot.set(last!.indexOfSlot.subarray(0, from));
+      for (let slot = from - 1; slot >= 0; slot--) {
+        if (indexOfSlot[slot]! >= 0) {
+          fromIndex = indexOfSlot[slot]! + 1;
+          break;
+        }
+      }
+    }
+    // Runs of consecutive live slots from there: [slot, length, index] triples.
     const runs: number[] = [];
-    let k = 0;
-    for (let slot = 0; slot < used; ) {
+    let k = fromIndex;
+    for (let slot = from; slot < used; ) {
       if (live[slot] === 0) {
         indexOfSlot[slot++] = -1;
         continue;
@@ -320,34 +354,47 @@ export class MempoolMirror {
       runs.push(start, slot - start, k);
       k += slot - start;
     }
+    // Which transaction is which from one snapshot to the next, for the assembler's incremental update.
+    const slots = into(reuse?.identity?.slots, n, i32);
+    const versions = into(reuse?.identity?.versions, n, f64);
     const snapshot: MempoolSnapshot = {
       count: n,
-      fee: into(reuse?.fee, n, Float64Array),
-      modifiedFee: into(reuse?.modifiedFee, n, Float64Array),
-      vsize: into(reuse?.vsize, n, Int32Array),
-      weight: into(reuse?.weight, n, Int32Array),
-      sigops: into(reuse?.sigops, n, Int32Array),
-      parentStart: into(reuse?.parentStart, n + 1, Int32Array),
-      parents: into(reuse?.parents, this.edges, Int32Array),
-      txids: into(reuse?.txids, n * TXID_BYTES, Uint8Array),
+      fee: into(reuse?.fee, n, f64),
+      modifiedFee: into(reuse?.modifiedFee, n, f64),
+      vsize: into(reuse?.vsize, n, i32),
+      weight: into(reuse?.weight, n, i32),
+      sigops: into(reuse?.sigops, n, i32),
+      parentStart: into(reuse?.parentStart, n + 1, i32),
+      parents: into(reuse?.parents, this.edges, i32),
+      txids: into(reuse?.txids, n * TXID_BYTES, u8),
+      identity: { source: this.source, slots, versions },
     };
-    for (let r = 0; r < runs.length; r += 3) {
-      const from = runs[r]!;
-      const to = from + runs[r + 1]!;
-      const at = runs[r + 2]!;
-      snapshot.fee.set(this.fee.subarray(from, to), at);
-      snapshot.modifiedFee.set(this.modifiedFee.subarray(from, to), at);
-      snapshot.vsize.set(this.vsize.subarray(from, to), at);
-      snapshot.weight.set(this.weight.subarray(from, to), at);
-      snapshot.sigops.set(this.sigops.subarray(from, to), at);
-      snapshot.txids.set(this.txidBytes.subarray(from * TXID_BYTES, to * TXID_BYTES), at * TXID_BYTES);
-    }
     const { parentStart, parents } = snapshot;
-    const { parentCount, parentAt, pool } = this;
     let edge = 0;
-    let index = 0;
-    for (let slot = 0; slot < used; slot++) {
+    if (fromIndex > 0) {
+      // The kept transactions' parents at or past `fromIndex` may have moved: renumbered from their slots,
+      // read in the last snapshot (it may have been longer) before the slots past `fromIndex` are overwritten.
+      const lastSlots = last!.snapshot.identity!.slots;
+      edge = parentStart[fromIndex]!;
+      for (let e = 0; e < edge; e++) if (parents[e]! >= fromIndex) parents[e] = indexOfSlot[lastSlots[parents[e]!]!]!;
+    }
+    for (let r = 0; r < runs.length; r += 3) {
+      const start = runs[r]!;
+      const end = start + runs[r + 1]!;
+      const at = runs[r + 2]!;
+      snapshot.fee.set(this.fee.subarray(start, end), at);
+      snapshot.modifiedFee.set(this.modifiedFee.subarray(start, end), at);
+      snapshot.vsize.set(this.vsize.subarray(start, end), at);
+      snapshot.weight.set(this.weight.subarray(start, end), at);
+      snapshot.sigops.set(this.sigops.subarray(start, end), at);
+      versions.set(this.slotVersion.subarray(start, end), at);
+      snapshot.txids.set(this.txidBytes.subarray(start * TXID_BYTES, end * TXID_BYTES), at * TXID_BYTES);
+    }
+    const { parentCount, parentAt, pool } = this;
+    let index = fromIndex;
+    for (let slot = from; slot < used; slot++) {
       if (live[slot] === 0) continue;
+      slots[index] = slot;
       parentStart[index++] = edge;
       const count = parentCount[slot]!;
       for (let e = parentAt[slot]!, end = e + count; e < end; e++) parents[edge++] = indexOfSlot[pool[e]!]!;
@@ -355,6 +402,8 @@ export class MempoolMirror {
     parentStart[n] = edge;
     const oldestChangeAtMs = this.oldestChangeAt;
     this.oldestChangeAt = undefined;
+    this.lowestChange = Number.POSITIVE_INFINITY;
+    this.last = { snapshot, indexOfSlot };
     return { snapshot, indexOfSlot, addedUpTo: this.addCounter, version: this.version, oldestChangeAtMs };
   }
 
@@ -380,6 +429,7 @@ export class MempoolMirror {
       copy.sigops[to] = this.sigops[slot]!;
       copy.time[to] = this.time[slot]!;
       copy.addedSeq[to] = this.addedSeq[slot]!;
+      copy.stamp(to);
       copy.txidBytes.set(this.txidBytes.subarray(slot * TXID_BYTES, (slot + 1) * TXID_BYTES), to * TXID_BYTES);
       copy.ids[to] = this.ids[slot];
       copy.slots.set(this.ids[slot]!, to);
@@ -413,6 +463,7 @@ export class MempoolMirror {
     this.pushParent(child, parent);
     (this.childrenOf[parent] ??= []).push(child);
     this.edges++;
+    this.stamp(child);
   }
 
   /** Appends to a slot's parent segment, moving it to the pool's end at twice the size when full. */
@@ -438,6 +489,7 @@ export class MempoolMirror {
       if (this.pool[e] !== parent) continue;
       this.pool[e] = this.pool[last]!;
       this.parentCount[child]!--;
+      this.stamp(child);
       return;
     }
   }
@@ -470,6 +522,11 @@ export class MempoolMirror {
     this.pool = grown;
   }
 
+  private stamp(slot: number): void {
+    this.slotVersion[slot] = ++this.lastStamp;
+    if (slot < this.lowestChange) this.lowestChange = slot;
+  }
+
   private remember(gone: RemovedTx): void {
     this.removed.delete(gone.txid);
     this.removed.set(gone.txid, gone);
@@ -495,6 +552,7 @@ export class MempoolMirror {
     this.sigops = widen(this.sigops, (s) => new Int32Array(s), capacity);
     this.time = widen(this.time, (s) => new Float64Array(s), capacity);
     this.addedSeq = widen(this.addedSeq, (s) => new Float64Array(s), capacity);
+    this.slotVersion = widen(this.slotVersion, (s) => new Float64Array(s), capacity);
     this.parentCount = widen(this.parentCount, (s) => new Int32Array(s), capacity);
     this.parentCap = widen(this.parentCap, (s) => new Int32Array(s), capacity);
     this.parentAt = widen(this.parentAt, (s) => new Int32Array(s), capacity);
@@ -509,14 +567,33 @@ function dropFrom(list: number[] | undefined, value: number): void {
   if (at >= 0) list.splice(at, 1);
 }
 
-type TypedArrayOf<T> = T extends Float64ArrayConstructor ? Float64Array : T extends Int32ArrayConstructor ? Int32Array : Uint8Array;
+interface ViewType<T> {
+  bytes: number;
+  view(buffer: ArrayBufferLike, length: number): T;
+}
+/** Whether every buffer of `snapshot` can take a snapshot of `count` transactions and `edges` links. */
+function fits(snapshot: MempoolSnapshot, count: number, edges: number): boolean {
+  const enough = (view: ArrayBufferView | undefined, bytes: number) => view !== undefined && view.buffer.byteLength - view.byteOffset >= bytes;
+  const { identity } = snapshot;
+  return enough(snapshot.fee, count * 8) && enough(snapshot.modifiedFee, count * 8) && enough(snapshot.vsize, count * 4) && enough(snapshot.weight, count * 4) &&
+    enough(snapshot.sigops, count * 4) && enough(snapshot.parentStart, (count + 1) * 4) && enough(snapshot.parents, edges * 4) && enough(snapshot.txids, count * TXID_BYTES) &&
+    enough(identity?.slots, count * 4) && enough(identity?.versions, count * 8);
+}
+
+const f64: ViewType<Float64Array> = { bytes: 8, view: (buffer, length) => new Float64Array(buffer, 0, length) };
+const i32: ViewType<Int32Array> = { bytes: 4, view: (buffer, length) => new Int32Array(buffer, 0, length) };
+const u8: ViewType<Uint8Array> = { bytes: 1, view: (buffer, length) => new Uint8Array(buffer, 0, length) };
 
 /**
  * A view of `length` elements over `old`'s buffer when it is large enough,
- * else over a new buffer with a quarter's headroom (as cloneSnapshot does).
+ * else over a new shared buffer with a quarter's headroom (as cloneSnapshot
+ * does). Shared: the projection worker reads the snapshot where it is,
+ * rather than taking it over and handing it back, which would make every
+ * update allocate tens of megabytes of buffer objects on this thread, and
+ * its garbage collector run the more often.
  */
-function into<C extends Float64ArrayConstructor | Int32ArrayConstructor | Uint8ArrayConstructor>(old: TypedArrayOf<C> | undefined, length: number, Type: C): TypedArrayOf<C> {
-  const bytes = length * Type.BYTES_PER_ELEMENT;
-  const buffer = old && old.buffer instanceof ArrayBuffer && old.buffer.byteLength >= bytes ? old.buffer : new ArrayBuffer(Math.ceil(bytes * 1.25) + 64);
-  return new Type(buffer, 0, length) as TypedArrayOf<C>;
+function into<T extends Float64Array | Int32Array | Uint8Array>(old: T | undefined, length: number, type: ViewType<T>): T {
+  const bytes = length * type.bytes;
+  const buffer = old && old.buffer.byteLength >= bytes ? old.buffer : new SharedArrayBuffer(Math.ceil(bytes * 1.25) + 64);
+  return type.view(buffer, length);
 }

@@ -41,6 +41,27 @@ export interface MempoolSnapshot {
    * bytes are txids[32 * i] .. txids[32 * i + 31].
    */
   txids: Uint8Array;
+  /** Optional: which transaction is which from one snapshot to the next (the mirror's snapshots have it). */
+  identity?: SnapshotIdentity;
+}
+
+/**
+ * What lets an assembler that keeps its work between projections
+ * (ranked-mempool.ts) tell, without reading every field, which transactions
+ * are the same as in the previous snapshot: a transaction is unchanged when
+ * the same source gives the same version in the same slot.
+ */
+export interface SnapshotIdentity {
+  /** The source (one mirror): slots and versions compare only between its own snapshots. */
+  source: number;
+  /** Per transaction, strictly ascending: a number that stays the transaction's while it stays (the mirror's slot). */
+  slots: Int32Array;
+  /**
+   * Per transaction: a number that changes whenever anything the snapshot
+   * holds of the transaction in that slot changes (another transaction, its
+   * fees, its parents), to a value the source never gave before.
+   */
+  versions: Float64Array;
 }
 
 /** One mempool transaction in plain form, for encodeMempoolSnapshot(). */
@@ -170,27 +191,30 @@ export function snapshotFromRawMempool(raw: Readonly<Record<string, RawMempoolEn
 export function snapshotBuffers(snapshot: MempoolSnapshot): ArrayBuffer[] {
   return distinctTransferable([
     snapshot.fee, snapshot.modifiedFee, snapshot.vsize, snapshot.weight, snapshot.sigops,
-    snapshot.parentStart, snapshot.parents, snapshot.txids,
+    snapshot.parentStart, snapshot.parents, snapshot.txids, ...(snapshot.identity ? [snapshot.identity.slots, snapshot.identity.versions] : []),
   ]);
 }
 
 /**
  * A deep copy, e.g. to hand one to the worker while the original goes on
  * changing. With `reuse` (a snapshot the worker handed back), the copy goes
- * into its buffers where they are large enough: copying into memory already
- * in use costs a fraction of fresh allocations, which the system must map
- * and zero. New buffers get some headroom for the mempool to grow into.
+ * into its buffers where they are large enough (and of the kind asked for):
+ * copying into memory already in use costs a fraction of fresh allocations,
+ * which the system must map and zero. New buffers get some headroom for the
+ * mempool to grow into.
  */
-export function cloneSnapshot(snapshot: MempoolSnapshot, reuse?: MempoolSnapshot): MempoolSnapshot {
-  const copy = <T extends Float64Array | Int32Array | Uint8Array>(source: T, old: T | undefined, make: (buffer: ArrayBuffer, length: number) => T): T => {
+export function cloneSnapshot(snapshot: MempoolSnapshot, reuse?: MempoolSnapshot, options: { shared?: boolean } = {}): MempoolSnapshot {
+  // Shared: read in place by the projection worker, as the mirror's snapshots are (MempoolMirror.snapshot()).
+  const Buffer = options.shared ? SharedArrayBuffer : ArrayBuffer;
+  const copy = <T extends Float64Array | Int32Array | Uint8Array>(source: T, old: T | undefined, make: (buffer: ArrayBufferLike, length: number) => T): T => {
     const bytes = source.byteLength;
-    const buffer = old && old.buffer instanceof ArrayBuffer && old.buffer.byteLength >= bytes ? old.buffer : new ArrayBuffer(Math.ceil(bytes * 1.25) + 64);
+    const buffer = old && old.buffer instanceof Buffer && old.buffer.byteLength >= bytes ? old.buffer : new Buffer(Math.ceil(bytes * 1.25) + 64);
     const target = make(buffer, source.length);
     target.set(source);
     return target;
   };
-  const f64 = (buffer: ArrayBuffer, length: number) => new Float64Array(buffer, 0, length);
-  const i32 = (buffer: ArrayBuffer, length: number) => new Int32Array(buffer, 0, length);
+  const f64 = (buffer: ArrayBufferLike, length: number) => new Float64Array(buffer, 0, length);
+  const i32 = (buffer: ArrayBufferLike, length: number) => new Int32Array(buffer, 0, length);
   return {
     count: snapshot.count,
     fee: copy(snapshot.fee, reuse?.fee, f64),
@@ -201,6 +225,9 @@ export function cloneSnapshot(snapshot: MempoolSnapshot, reuse?: MempoolSnapshot
     parentStart: copy(snapshot.parentStart, reuse?.parentStart, i32),
     parents: copy(snapshot.parents, reuse?.parents, i32),
     txids: copy(snapshot.txids, reuse?.txids, (buffer, length) => new Uint8Array(buffer, 0, length)),
+    ...(snapshot.identity
+      ? { identity: { source: snapshot.identity.source, slots: copy(snapshot.identity.slots, reuse?.identity?.slots, i32), versions: copy(snapshot.identity.versions, reuse?.identity?.versions, f64) } }
+      : {}),
   };
 }
 
@@ -216,10 +243,24 @@ export function distinctTransferable(views: readonly ArrayBufferView[]): ArrayBu
 
 /**
  * Throws unless the snapshot is well formed: arrays of the right lengths,
- * positive vsizes, parents that are other transactions of the snapshot.
- * (Cycles are found while walking ancestors.)
+ * positive vsizes, parents that are other transactions of the snapshot,
+ * slots (if any) strictly ascending. (Cycles are found while walking
+ * ancestors.)
  */
 export function assertValidSnapshot(s: MempoolSnapshot): void {
+  assertSnapshotShape(s);
+  let previousSlot = -1;
+  for (let i = 0; i < s.count; i++) {
+    assertValidTransaction(s, i);
+    if (s.identity) {
+      if (s.identity.slots[i]! <= previousSlot) throw new RangeError(`Snapshot slots are not strictly ascending at ${i}`);
+      previousSlot = s.identity.slots[i]!;
+    }
+  }
+}
+
+/** The constant-time part of assertValidSnapshot(): array lengths and framing. */
+export function assertSnapshotShape(s: MempoolSnapshot): void {
   const n = s.count;
   if (!Number.isInteger(n) || n < 0 || n > 0x3fff_ffff) throw new RangeError(`Bad snapshot count ${n}`);
   for (const [name, array] of [['fee', s.fee], ['modifiedFee', s.modifiedFee], ['vsize', s.vsize], ['weight', s.weight], ['sigops', s.sigops]] as const) {
@@ -227,12 +268,17 @@ export function assertValidSnapshot(s: MempoolSnapshot): void {
   }
   if (s.txids.length !== n * TXID_BYTES) throw new RangeError(`Snapshot txids hold ${s.txids.length} bytes for ${n} transactions`);
   if (s.parentStart.length !== n + 1 || s.parentStart[0] !== 0 || s.parentStart[n] !== s.parents.length) throw new RangeError('Snapshot parentStart does not frame its parents');
-  for (let i = 0; i < n; i++) {
-    if (!(s.vsize[i]! > 0)) throw new RangeError(`Transaction ${i} has vsize ${s.vsize[i]}`);
-    if (s.parentStart[i + 1]! < s.parentStart[i]!) throw new RangeError('Snapshot parentStart is not ascending');
-    for (let e = s.parentStart[i]!; e < s.parentStart[i + 1]!; e++) {
-      const p = s.parents[e]!;
-      if (p < 0 || p >= n || p === i) throw new RangeError(`Transaction ${i} has parent ${p}`);
-    }
+  if (s.identity && (s.identity.slots.length !== n || s.identity.versions.length !== n)) throw new RangeError(`Snapshot identity has ${s.identity.slots.length} slots and ${s.identity.versions.length} versions for ${n} transactions`);
+}
+
+/** The per-transaction part of assertValidSnapshot(), for callers that walk the snapshot anyway. */
+export function assertValidTransaction(s: MempoolSnapshot, i: number): void {
+  if (!(s.vsize[i]! > 0)) throw new RangeError(`Transaction ${i} has vsize ${s.vsize[i]}`);
+  const first = s.parentStart[i]!;
+  const end = s.parentStart[i + 1]!;
+  if (end < first) throw new RangeError('Snapshot parentStart is not ascending');
+  for (let e = first; e < end; e++) {
+    const p = s.parents[e]!;
+    if (p < 0 || p >= s.count || p === i) throw new RangeError(`Transaction ${i} has parent ${p}`);
   }
 }

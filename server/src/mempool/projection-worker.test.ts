@@ -35,11 +35,22 @@ test('the worker answers what the assembler answers in-process, and takes the sn
   assert.deepEqual(recycled, kept);
   assert.deepEqual(projection.blocks, expected.blocks);
   assert.deepEqual(projection.order, expected.order);
+  assert.deepEqual(projection.entryOf, expected.entryOf);
   assert.deepEqual(projection.functionalRate, expected.functionalRate);
   assert.deepEqual(projection.positionVsize, expected.positionVsize);
   assert.deepEqual(projection.blockIndex, expected.blockIndex);
   assert.ok(projection.assembleMs > 0);
   assert.equal(projection.blocks.length, 4);
+});
+
+test('a snapshot in shared memory is read in place, and comes back as itself, still whole', async () => {
+  const shared = cloneSnapshot(chainMempool(5_000), undefined, { shared: true });
+  const kept = cloneSnapshot(shared);
+  const projection = await worker.project(shared);
+  assert.equal(projection?.snapshot, shared, 'the same object: nothing was transferred or sent back');
+  assert.ok(shared.fee.buffer instanceof SharedArrayBuffer);
+  assert.deepEqual(shared, kept);
+  assert.deepEqual(projection.blocks, assembleBlocks(kept, { maxBlocks: 4 }).blocks);
 });
 
 test('one projection at a time: a newer snapshot supersedes the one waiting', async () => {

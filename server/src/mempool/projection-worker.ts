@@ -5,8 +5,8 @@ import { snapshotBuffers, type MempoolSnapshot } from './mempool-snapshot.ts';
 
 /**
  * Projected blocks computed on a worker thread, so that the API's event loop
- * never waits on the block assembler (a few hundred milliseconds for a
- * large mempool).
+ * never waits on the block assembler (tens of milliseconds for an update of
+ * a large mempool, a few hundred to rank one from scratch).
  *
  * - One projection runs at a time. A snapshot given while one runs waits;
  *   a newer snapshot supersedes a waiting one, whose promise then resolves
@@ -15,6 +15,8 @@ import { snapshotBuffers, type MempoolSnapshot } from './mempool-snapshot.ts';
  *   snapshot's arrays are detached on this thread (keep a cloneSnapshot()
  *   if you need them). The projection's arrays come back the same way, with
  *   the snapshot itself, whose buffers can take the next cloneSnapshot().
+ *   A snapshot in shared memory (the mirror's) is read where it is: it must
+ *   not change until its projection resolves, and comes back as itself.
  * - A worker that crashes fails what it held; the next call starts a new one.
  */
 
@@ -49,7 +51,7 @@ export interface ProjectionRequest {
 }
 
 export type ProjectionReply =
-  | ({ id: number; ok: true; projection: BlockProjection } & Omit<TimedProjection, keyof BlockProjection>)
+  | ({ id: number; ok: true; projection: BlockProjection; snapshot: MempoolSnapshot | undefined } & Omit<TimedProjection, keyof BlockProjection | 'snapshot'>)
   | { id: number; ok: false; message: string };
 
 interface Job {
@@ -86,7 +88,8 @@ export function createProjectionWorker(options: { assembler?: BlockAssemblerOpti
       running = undefined;
       if (reply.ok) {
         const { projection, snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes, histogram } = reply;
-        job.resolve({ ...projection, snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes, histogram });
+        // A snapshot in shared memory is not sent back: it is the one this thread sent.
+        job.resolve({ ...projection, snapshot: snapshot ?? job.snapshot, assembleMs, workerHeapUsedBytes, workerArrayBuffersBytes, workingBytes, histogram });
       } else {
         job.reject(new Error(`Block projection failed: ${reply.message}`));
       }

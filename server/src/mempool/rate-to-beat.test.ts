@@ -80,3 +80,14 @@ test('a sigop-heavy transaction is ranked by its sigop-adjusted vsize', () => {
   assert.equal(result.nextBlockFull, true);
   assert.equal(result.marketRate, 10);
 });
+
+test('a block full by sigops, with weight to spare, is full: it prices at the lowest rate it took', () => {
+  // Sigops set these vsizes (20 vbytes per sigop cost): 15 of 4,975 sigops and 49 of 100 take 79,525 of the
+  // 79,600 a block may hold beside the coinbase's 400, over 99%, in 25,600 WU; a 16th heavy one does not fit.
+  const heavy = (rate: number): SnapshotEntry => ({ txid: txid(next++), fee: rate * 24_875, vsize: 24_875, weight: 400, sigops: 4_975, depends: [] });
+  const light = (): SnapshotEntry => ({ txid: txid(next++), fee: 20 * 500, vsize: 500, weight: 400, sigops: 100, depends: [] });
+  const entries = [...Array.from({ length: 15 }, () => heavy(50)), ...Array.from({ length: 49 }, light), heavy(10)];
+  const projection = assembleBlocks(encodeMempoolSnapshot(entries));
+  assert.deepEqual(projection.blocks.map((b) => [b.txCount, b.sigops, b.weight]), [[64, 79_525, 25_600], [1, 4_975, 400]]);
+  assert.deepEqual(rateToBeat(projection.blocks, relay), { marketRate: 20, minRelayRate: 1, nextBlockFull: true });
+});

@@ -1,4 +1,4 @@
-import { CORE_ASSEMBLER_DEFAULTS, type BlockAssemblerOptions, type ProjectedBlock } from './block-assembler.ts';
+import { CORE_ASSEMBLER_DEFAULTS, MAX_BLOCK_SIGOPS_COST, type BlockAssemblerOptions, type ProjectedBlock } from './block-assembler.ts';
 import type { RelayRates } from './mirror-sync.ts';
 
 /**
@@ -16,7 +16,9 @@ import type { RelayRates } from './mirror-sync.ts';
  *
  * "Full" is what the node's template would show: something was left for
  * block 1, and block 0 holds at least 99% of the weight it may (the block
- * maximum less the coinbase's reserve). A block left short only because the
+ * maximum less the coinbase's reserve), or of the sigop cost it may
+ * (80,000 less the coinbase's 400: sigop-heavy transactions fill a block
+ * that way long before its weight). A block left short only because the
  * transactions left were too big still takes a small one at the relay
  * minimum.
  */
@@ -29,10 +31,11 @@ export interface RateToBeat {
   nextBlockFull: boolean;
 }
 
-export function rateToBeat(blocks: readonly Pick<ProjectedBlock, 'weight' | 'minFeeRate'>[], relay: RelayRates, assembler: BlockAssemblerOptions = {}): RateToBeat {
-  const { maxBlockWeight, reservedWeight } = { ...CORE_ASSEMBLER_DEFAULTS, ...assembler };
+export function rateToBeat(blocks: readonly Pick<ProjectedBlock, 'weight' | 'sigops' | 'minFeeRate'>[], relay: RelayRates, assembler: BlockAssemblerOptions = {}): RateToBeat {
+  const { maxBlockWeight, reservedWeight, coinbaseSigops } = { ...CORE_ASSEMBLER_DEFAULTS, ...assembler };
   const minRelayRate = Math.max(relay.minRelayRate, relay.mempoolMinRate);
   const first = blocks[0];
-  const nextBlockFull = first !== undefined && blocks.length > 1 && first.weight >= (maxBlockWeight - reservedWeight) * FULL_BLOCK_FRACTION;
+  const full = first !== undefined && (first.weight >= (maxBlockWeight - reservedWeight) * FULL_BLOCK_FRACTION || first.sigops >= (MAX_BLOCK_SIGOPS_COST - coinbaseSigops) * FULL_BLOCK_FRACTION);
+  const nextBlockFull = full && blocks.length > 1;
   return { marketRate: nextBlockFull ? Math.max(first.minFeeRate, minRelayRate) : minRelayRate, minRelayRate, nextBlockFull };
 }

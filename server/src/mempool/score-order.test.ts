@@ -81,4 +81,11 @@ test('merging a few re-scored transactions into many keeps the order', () => {
   const none = new Int32Array(many.length);
   mergeByScore(Int32Array.from(many), new Int32Array(0), none, order);
   assert.deepEqual([...none], many);
+  // As many on each side (merged element by element), and into nothing.
+  const odd = all.filter((_, i) => i % 2 === 1);
+  const even = all.filter((_, i) => i % 2 === 0);
+  mergeByScore(Int32Array.from(even), Int32Array.from(odd), out, order);
+  assert.deepEqual([...out], all);
+  mergeByScore(new Int32Array(0), Int32Array.from(all), out, order);
+  assert.deepEqual([...out], all);
 });

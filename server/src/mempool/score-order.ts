@@ -66,10 +66,14 @@ export class TxidOrder {
 
 /** Each snapshot transaction's first 6 txid bytes (internal order) as one number, into `out`. */
 export function txidPrefixes(txids: Uint8Array, out: Float64Array): Float64Array {
-  for (let i = 0, at = 0; i < out.length; i++, at += TXID_BYTES) {
-    out[i] = txids[at]! * 2 ** 40 + txids[at + 1]! * 2 ** 32 + txids[at + 2]! * 2 ** 24 + txids[at + 3]! * 2 ** 16 + txids[at + 4]! * 2 ** 8 + txids[at + 5]!;
-  }
+  for (let i = 0; i < out.length; i++) out[i] = txidPrefixAt(txids, i);
   return out;
+}
+
+/** Transaction i's first 6 txid bytes (internal order) as one number. */
+export function txidPrefixAt(txids: Uint8Array, i: number): number {
+  const at = i * TXID_BYTES;
+  return txids[at]! * 2 ** 40 + txids[at + 1]! * 2 ** 32 + txids[at + 2]! * 2 ** 24 + txids[at + 3]! * 2 ** 16 + txids[at + 4]! * 2 ** 8 + txids[at + 5]!;
 }
 
 /** The largest |rate| at which equal quotients are equal fractions, for scores whose sizes never exceed maxSize. */
@@ -232,15 +236,42 @@ export function sortByScore(txs: Int32Array, order: ScoreOrder, pool: ArrayPool 
   }
 }
 
+/** Runs this short are insertion-sorted before merging. */
+const INSERTION_RUN = 16;
+
+/**
+ * A stable merge sort over the typed array itself: runs of 16 sorted by
+ * insertion, then merged pairwise through a scratch array. (Copying into a
+ * plain array for Array.prototype.sort would box every element and call
+ * back through a closure per comparison.)
+ */
 function insertionOrComparisonSort(txs: Int32Array, order: ScoreOrder): void {
-  if (txs.length > 32) {
-    txs.set(Array.from(txs).sort((a, b) => (order.before(a, b) ? -1 : 1)));
-    return;
+  const count = txs.length;
+  for (let start = 0; start < count; start += INSERTION_RUN) insertionSort(txs, start, Math.min(start + INSERTION_RUN, count), order);
+  if (count <= INSERTION_RUN) return;
+  let from: Int32Array = txs;
+  let to: Int32Array = new Int32Array(count);
+  for (let width = INSERTION_RUN; width < count; width *= 2) {
+    for (let start = 0; start < count; start += 2 * width) {
+      const middle = Math.min(start + width, count);
+      const end = Math.min(start + 2 * width, count);
+      let i = start;
+      let j = middle;
+      let at = start;
+      while (i < middle && j < end) to[at++] = order.before(from[j]!, from[i]!) ? from[j++]! : from[i++]!;
+      while (i < middle) to[at++] = from[i++]!;
+      while (j < end) to[at++] = from[j++]!;
+    }
+    [from, to] = [to, from];
   }
-  for (let k = 1; k < txs.length; k++) {
+  if (from !== txs) txs.set(from);
+}
+
+function insertionSort(txs: Int32Array, start: number, end: number, order: ScoreOrder): void {
+  for (let k = start + 1; k < end; k++) {
     const tx = txs[k]!;
     let at = k;
-    while (at > 0 && order.before(tx, txs[at - 1]!)) {
+    while (at > start && order.before(tx, txs[at - 1]!)) {
       txs[at] = txs[at - 1]!;
       at--;
     }
@@ -256,6 +287,11 @@ function insertionOrComparisonSort(txs: Int32Array, order: ScoreOrder): void {
  * of the many between them are copied whole.
  */
 export function mergeByScore(many: Int32Array, few: Int32Array, out: Int32Array, order: ScoreOrder): void {
+  // When the few are not few (a mempool ranked from scratch, a long run of fresh labels), one comparison per element beats a search per few.
+  if (few.length * 16 > many.length) {
+    mergeLinear(many, few, out, order);
+    return;
+  }
   let from = 0;
   let at = 0;
   for (let j = 0; j < few.length; j++) {
@@ -274,4 +310,13 @@ export function mergeByScore(many: Int32Array, few: Int32Array, out: Int32Array,
     out[at++] = tx;
   }
   out.set(many.subarray(from), at);
+}
+
+function mergeLinear(many: Int32Array, few: Int32Array, out: Int32Array, order: ScoreOrder): void {
+  let i = 0;
+  let j = 0;
+  let at = 0;
+  while (i < many.length && j < few.length) out[at++] = order.before(few[j]!, many[i]!) ? few[j++]! : many[i++]!;
+  while (i < many.length) out[at++] = many[i++]!;
+  while (j < few.length) out[at++] = few[j++]!;
 }
