@@ -105,13 +105,23 @@ export async function connectNode(config: AppConfig, log: (m: string) => void): 
  * publishes them, polling otherwise; the pool's blocks recognised by the
  * settings staff edit.
  */
-export function createPortalMempool(options: { rpc: RpcClient; network: string; zmqUrl: string | undefined; settings: Pick<SettingsStore, 'get'>; log: Logger; consistency?: 'latest' | 'synced' }): MempoolEngine {
+export function createPortalMempool(options: {
+  rpc: RpcClient;
+  network: string;
+  zmqUrl: string | undefined;
+  settings: Pick<SettingsStore, 'get'>;
+  log: Logger;
+  consistency?: 'latest' | 'synced';
+  /** The node's block policy (config BLOCK_MAX_WEIGHT, BLOCK_MIN_TX_FEE); Core's defaults without it. */
+  blockPolicy?: AppConfig['blockPolicy'];
+}): MempoolEngine {
   return createMempoolEngine({
     rpc: options.rpc,
     network: options.network,
     zmqUrl: options.zmqUrl,
     log: options.log,
     consistency: options.consistency ?? 'latest',
+    ...(options.blockPolicy ? { assembler: { maxBlockWeight: options.blockPolicy.maxBlockWeight, blockMinFeeRatePerKvB: options.blockPolicy.minFeeRatePerKvB } } : {}),
     identity: async () => {
       const current = await options.settings.get();
       return { coinbaseTag: current.poolCoinbaseTag, payoutAddresses: current.poolPayoutAddresses };
@@ -187,7 +197,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const replayed = await records.drain();
     if (replayed.written > 0 || replayed.remaining > 0) log(`spooled submission records: ${replayed.written} written, ${replayed.remaining} still pending`);
     const settings = createSettingsStore(db, systemClock);
-    mempool = createPortalMempool({ rpc, network, zmqUrl, settings, log: logger });
+    mempool = createPortalMempool({ rpc, network, zmqUrl, settings, log: logger, blockPolicy: config.blockPolicy });
     const app = await buildApp({
       db,
       rpc,

@@ -2,6 +2,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assembleBlocks, projectedBlockOf, type BlockProjection } from '../src/mempool/block-assembler.ts';
 import { snapshotFromRawMempool, type MempoolSnapshot, type RawMempoolEntry } from '../src/mempool/mempool-snapshot.ts';
+import { parseConfig } from '../src/config/config.ts';
+import type { PortalSettings } from '../src/modules/settings/settings.store.ts';
+import { createPortalMempool } from '../src/runtime.ts';
+import { quietLog } from './helpers/test-app.ts';
 import { fillRandomMempool, type RandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 
@@ -146,6 +150,17 @@ test('a node started with -blockmaxweight and -blockmintxfee: the projection giv
     const unmined = ids.filter((_, i) => projectedBlockOf(ours, i) === -1);
     assert.ok(unmined.length > 0, 'some transactions pay less than the minimum');
     for (const txid of unmined) assert.ok(!next.transactions.some((tx) => tx.txid === txid), `${txid} is not in the template`);
+
+    // The same through the portal's configuration: BLOCK_MAX_WEIGHT and BLOCK_MIN_TX_FEE reach the engine it runs.
+    const { blockPolicy } = parseConfig({ BLOCK_MAX_WEIGHT: String(settings.maxBlockWeight), BLOCK_MIN_TX_FEE: String(settings.blockMinFeeRatePerKvB) }, { repoRoot: '.' });
+    const poolSettings = { get: () => Promise.resolve({ poolCoinbaseTag: '', poolPayoutAddresses: [] } as unknown as PortalSettings) };
+    const engine = createPortalMempool({ rpc: own.rpc, network: 'regtest', zmqUrl: undefined, settings: poolSettings, log: quietLog, blockPolicy });
+    engine.start();
+    try {
+      assert.deepEqual((await engine.view()).nextBlockTxids(), next.transactions.map((tx) => tx.txid), "the configured engine's block 0 is the node's template");
+    } finally {
+      await engine.stop();
+    }
   } finally {
     await own.stop();
   }

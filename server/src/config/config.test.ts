@@ -193,3 +193,12 @@ test('PENDING_SETTLE_MS: two minutes by default, and never under twice the RPC t
   assert.equal(problems.length, 1);
   assert.match(problems[0]!, /PENDING_SETTLE_MS must be at least twice BITCOIN_RPC_TIMEOUT_MS \(60000\)/);
 });
+
+test("BLOCK_MAX_WEIGHT and BLOCK_MIN_TX_FEE: Core's block policy by default, or the node's own", () => {
+  assert.deepEqual(parse({}).blockPolicy, { maxBlockWeight: 4_000_000, minFeeRatePerKvB: 1 });
+  assert.deepEqual(parse({ BLOCK_MAX_WEIGHT: '1000000', BLOCK_MIN_TX_FEE: '5000' }).blockPolicy, { maxBlockWeight: 1_000_000, minFeeRatePerKvB: 5000 });
+  // Consensus caps a block at 4,000,000 WU; a fee rate is whole sat/kvB, as the node counts it.
+  const problems = problemsOf({ BLOCK_MAX_WEIGHT: '4000001', BLOCK_MIN_TX_FEE: '0.5' });
+  assert.ok(problems.some((p) => p.includes('BLOCK_MAX_WEIGHT')), problems.join('; '));
+  assert.ok(problems.some((p) => p.includes('BLOCK_MIN_TX_FEE')), problems.join('; '));
+});

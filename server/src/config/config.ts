@@ -32,6 +32,8 @@ const EnvSchema = Type.Object({
   BITCOIN_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
   BITCOIN_RPC_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
   BITCOIN_BYTES_PER_SIGOP: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: "The node's -bytespersigop: submissions are priced by the node's sigop-adjusted virtual size" }),
+  BLOCK_MAX_WEIGHT: Type.Integer({ minimum: 100_000, maximum: 4_000_000, default: 4_000_000, description: "The node's -blockmaxweight: the weight of the blocks it builds, which the projected blocks follow" }),
+  BLOCK_MIN_TX_FEE: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 1, description: "The node's -blockmintxfee in sat/kvB: packages paying less are never mined, nor projected" }),
   PENDING_SETTLE_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 120_000, description: "A submission still 'pending' this long belongs to no live request (its server stopped mid-request): the block scan records it as accepted and tracks it" }),
   REGTEST_RPC_PORT: Port(18543, 'RPC port of the embedded regtest node'),
   REGTEST_P2P_PORT: Port(18544, 'P2P port of the embedded regtest node'),
@@ -83,6 +85,8 @@ export interface AppConfig {
   network: Network | undefined;
   rpc: { timeoutMs: number; concurrency: number };
   bytesPerSigop: number;
+  /** The node's block-building policy (-blockmaxweight, -blockmintxfee in sat/kvB): its RPC does not report them. */
+  blockPolicy: { maxBlockWeight: number; minFeeRatePerKvB: number };
   /** After this long a 'pending' submission row is settled by the block scan (its request's server died). */
   pendingSettleMs: number;
   rateLimit: { max: number; windowMs: number };
@@ -194,6 +198,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
     rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
     bytesPerSigop: env.BITCOIN_BYTES_PER_SIGOP,
+    blockPolicy: { maxBlockWeight: env.BLOCK_MAX_WEIGHT, minFeeRatePerKvB: env.BLOCK_MIN_TX_FEE },
     pendingSettleMs: env.PENDING_SETTLE_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
