@@ -57,6 +57,14 @@ function assertMatchesModel(mirror: MempoolMirror, model: Map<string, ModelTx>, 
   assert.deepEqual(mirror.totals, { txCount: model.size, vsize: totals.vsize, totalFees: totals.fee });
 }
 
+/** A transaction back from a disconnected block: children already held name it as a parent now. */
+function addReconnected(mirror: MempoolMirror, model: Map<string, ModelTx>, random: () => number, id: string, children: string[]): void {
+  const entry = entryOf(random, [], children);
+  mirror.add(id, entry, 0);
+  model.set(id, { entry, parents: new Set() });
+  for (const c of children) model.get(c)!.parents.add(id);
+}
+
 /** The model's own snapshot, in the same order as `snapshot`, so projections compare index for index. */
 function modelSnapshot(model: Map<string, ModelTx>, snapshot: MempoolSnapshot): MempoolSnapshot {
   const order = Array.from({ length: snapshot.count }, (_, i) => txidAt(snapshot, i));
@@ -88,13 +96,7 @@ test('random additions, removals and blocks: the snapshot is the model, and proj
         assert.equal(mirror.add(id, entry, 0), true);
         model.set(id, { entry, parents: new Set(depends.filter((d) => model.has(d))) });
       } else if (draw < 0.6) {
-        // Back from a disconnected block: children already held name it as a parent now.
-        const id = txid(next++);
-        const children = [...new Set([pick(), pick()])];
-        const entry = entryOf(random, [], children);
-        mirror.add(id, entry, 0);
-        model.set(id, { entry, parents: new Set() });
-        for (const c of children) model.get(c)!.parents.add(id);
+        addReconnected(mirror, model, random, txid(next++), [...new Set([pick(), pick()])]);
       } else {
         const id = pick();
         const mined = draw < 0.8;
@@ -212,13 +214,7 @@ test('snapshots into the last one\'s memory hold the model after every few chang
         mirror.add(id, entry, 0);
         model.set(id, { entry, parents: new Set(depends) });
       } else if (draw < 0.5) {
-        // Back from a disconnected block: children already held name it as a parent now.
-        const id = txid(next++);
-        const children = [...new Set([pick(), pick()])];
-        const entry = entryOf(random, [], children);
-        mirror.add(id, entry, 0);
-        model.set(id, { entry, parents: new Set() });
-        for (const c of children) model.get(c)!.parents.add(id);
+        addReconnected(mirror, model, random, txid(next++), [...new Set([pick(), pick()])]);
       } else if (draw < 0.65) {
         const id = pick();
         const modifiedFee = model.get(id)!.entry.fee + Math.floor(random() * 10_000);
