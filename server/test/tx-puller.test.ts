@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../src/lib/clock.ts';
 import { packageSubmissionBatches, submissionFilters, txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
 import type { PulledPackage, PulledTx, TxPullerListResponse } from '../src/modules/tx-puller/tx-puller.schemas.ts';
 import { TX_PULLER_CSV_HEADER } from '../src/modules/tx-puller/tx-puller.service.ts';
-import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID } from './helpers/staff-app.ts';
+import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffGet } from './helpers/staff-app.ts';
 import { fakeTxid, insertPackage, insertTx, parseCsv, type PackageFixture, type TxFixture, type TxStatus } from './helpers/submission-fixtures.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -101,12 +101,7 @@ for (const engine of testDatabases()) {
       await db?.close();
     });
 
-    const request = (query: Record<string, string>, token: string | null = viewerToken) =>
-      t.app.inject({
-        method: 'GET',
-        url: `/rest-api/tx-puller/list?${new URLSearchParams(query).toString()}`,
-        headers: token === null ? {} : { authorization: `Bearer ${token}` },
-      });
+    const request = (query: Record<string, string>, token: string | null = viewerToken) => staffGet(t.app, '/rest-api/tx-puller/list', query, token);
 
     const list = async (query: Record<string, string>, token: string | null = viewerToken) => {
       const res = await request(query, token);

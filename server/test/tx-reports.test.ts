@@ -7,7 +7,7 @@ import { submissionFilters } from '../src/modules/tx-puller/tx-puller.repository
 import { reportBatches } from '../src/modules/tx-reports/tx-reports.repository.ts';
 import type { TxReportListResponse, TxReportRow } from '../src/modules/tx-reports/tx-reports.schemas.ts';
 import { premiumSats, TX_REPORT_CSV_HEADER } from '../src/modules/tx-reports/tx-reports.service.ts';
-import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID } from './helpers/staff-app.ts';
+import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffGet } from './helpers/staff-app.ts';
 import { fakeTxid, insertPackage, insertTx, parseCsv, type PackageFixture, type TxFixture, type TxStatus } from './helpers/submission-fixtures.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -124,12 +124,7 @@ for (const engine of testDatabases()) {
       await db?.close();
     });
 
-    const request = (query: Record<string, string>, token: string | null = viewerToken) =>
-      t.app.inject({
-        method: 'GET',
-        url: `/rest-api/tx-reports/list?${new URLSearchParams(query).toString()}`,
-        headers: token === null ? {} : { authorization: `Bearer ${token}` },
-      });
+    const request = (query: Record<string, string>, token: string | null = viewerToken) => staffGet(t.app, '/rest-api/tx-reports/list', query, token);
     const list = async (query: Record<string, string>, token: string | null = viewerToken) => {
       const res = await request(query, token);
       return { statusCode: res.statusCode, body: res.json<TxReportListResponse & { message?: string }>() };

@@ -2,6 +2,7 @@ import { createLocalIssuer } from '../../src/auth/local-issuer.ts';
 import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
 import { freePort } from '../../src/bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import type { App } from '../../src/app.ts';
 import type { Database } from '../../src/db/database.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app.ts';
@@ -75,4 +76,13 @@ export async function breakInserts(db: Database, table: string): Promise<() => P
     CREATE TRIGGER test_refuse_insert BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION test_refuse_insert();
   `);
   return () => db.exec(`DROP TRIGGER test_refuse_insert ON ${table}`);
+}
+
+/** GET a staff route with a query string through the app's own pipeline, as the holder of `token` (null: sent without one). */
+export function staffGet(app: App, path: string, query: Record<string, string>, token: string | null) {
+  return app.inject({
+    method: 'GET',
+    url: `${path}?${new URLSearchParams(query).toString()}`,
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
 }
