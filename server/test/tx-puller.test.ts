@@ -1,15 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
-import { systemClock, type Clock } from '../src/lib/clock.ts';
+import type { Clock } from '../src/lib/clock.ts';
 import { packageSubmissionBatches, submissionFilters, txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
 import type { PulledPackage, PulledTx, TxPullerListResponse } from '../src/modules/tx-puller/tx-puller.schemas.ts';
 import { TX_PULLER_CSV_HEADER } from '../src/modules/tx-puller/tx-puller.service.ts';
-import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffGet } from './helpers/staff-app.ts';
+import { staffGet, startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { fakeTxid, insertPackage, insertTx, parseCsv, type PackageFixture, type TxFixture, type TxStatus } from './helpers/submission-fixtures.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
-import { startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
  * GET /rest-api/tx-puller/list (SPEC.md sections 2 "Tx Puller", 3 "Puller
@@ -76,7 +73,7 @@ const msIso = (createdAt: string) => new Date(createdAt).toISOString();
 for (const engine of testDatabases()) {
   describe(`GET /rest-api/tx-puller/list (${engine.name})`, () => {
     let db: TestDatabase;
-    let t: TestApp;
+    let t: StaffTestApp;
     let viewerToken: string;
     let adminToken: string;
     const txs = txFixtures();
@@ -85,14 +82,9 @@ for (const engine of testDatabases()) {
 
     before(async () => {
       db = await engine.open();
-      const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
-      t = await startTestApp(undefined, db, {
-        rpc: await absentNodeRpc(),
-        clock: fixedClock,
-        staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
-      });
-      viewerToken = await issuer.issue({ username: 'watcher', isAdmin: false });
-      adminToken = await issuer.issue({ username: 'root', isAdmin: true });
+      t = await startStaffTestApp(db, undefined, { clock: fixedClock });
+      viewerToken = t.tokens.viewer;
+      adminToken = t.tokens.admin;
       for (const f of txs) await insertTx(db, f);
       for (const f of packages) await insertPackage(db, f);
     });
