@@ -1,47 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { parseCsv } from '../../test/helpers/submission-fixtures.ts';
 import { csvCell, csvFileTimestamp, csvRow, csvStream, escapeCsvField, neutraliseFormula } from './csv.ts';
-
-/** Reads RFC 4180 text back into records, to check that what the encoder writes means what it was given. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c === '"') {
-      assert.equal(field, '', `a quote opens a field only at its start (offset ${i})`);
-      quoted = true;
-    } else if (c === ',') {
-      record.push(field);
-      field = '';
-    } else if (c === '\r') {
-      assert.equal(text[i + 1], '\n', `a bare CR outside quotes at offset ${i}`);
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-      i++;
-    } else {
-      assert.notEqual(c, '\n', `a bare LF outside quotes at offset ${i}`);
-      field += c;
-    }
-  }
-  assert.equal(quoted, false, 'an unterminated quoted field');
-  assert.deepEqual(record, [], 'the last record ends in CRLF');
-  assert.equal(field, '');
-  return records;
-}
 
 test('fields with a comma, a double quote, CR or LF are quoted, inner quotes doubled; others are left alone', () => {
   assert.equal(escapeCsvField('plain'), 'plain');
