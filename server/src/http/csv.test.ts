@@ -18,12 +18,21 @@ test('cells that a spreadsheet would run as a formula get a leading single quote
   for (const text of ['=1+1', '+1', '-1', '@SUM(A1)', '\tTAB', '\rCR', '=HYPERLINK("http://x","y")']) {
     assert.equal(neutraliseFormula(text), `'${text}`, JSON.stringify(text));
   }
-  for (const text of ['ACME10', '1=1', 'a-b', 'mail@example.com', ' =x', '', "'already"]) {
+  for (const text of ['ACME10', '1=1', 'a-b', 'mail@example.com', ' x=1', 'a\n=b', '', "'already"]) {
     assert.equal(neutraliseFormula(text), text, JSON.stringify(text));
   }
   // Neutralised first, then escaped: the quote stays inside the field.
   assert.equal(csvCell('=HYPERLINK("http://x","y")'), `"'=HYPERLINK(""http://x"",""y"")"`);
   assert.equal(csvCell('-2,5'), `"'-2,5"`);
+});
+
+test('a formula behind leading spaces, tabs or line breaks is neutralised too', () => {
+  // Spreadsheets skip leading whitespace before reading a formula (OWASP, "CSV Injection").
+  for (const text of [' =cmd', '   +1', '\n=HYPERLINK("http://x","y")', '\r\n-1', '\t@SUM(A1)', ' \t\n @x', '\u00a0=1', '\u3000=1', '\v=1', '\f+1']) {
+    assert.equal(neutraliseFormula(text), `'${text}`, JSON.stringify(text));
+  }
+  // Read back through a CSV parser, the cell is the text with its quote, line breaks and all.
+  assert.deepEqual(parseCsv(csvRow(['\n=HYPERLINK("http://x","y")', ' =cmd'])), [[`'\n=HYPERLINK("http://x","y")`, "' =cmd"]]);
 });
 
 test('numbers are written as numbers, empty values as empty fields', () => {

@@ -15,6 +15,9 @@ import { Type, type TSchema } from 'typebox';
  * (OWASP, "CSV Injection"): a cell that begins with =, +, -, @, a tab or a
  * carriage return would be run as a formula by Excel, LibreOffice or Google
  * Sheets, so it gets a leading single quote, which spreadsheets show as text.
+ * Spreadsheets skip leading whitespace before they look for a formula, so
+ * the same goes for those characters behind spaces or line breaks
+ * (' =cmd', '\n=HYPERLINK(...)').
  * Client codes come from anyone who submits a transaction, so this matters.
  * Numbers are written by the portal itself and left as they are (a negative
  * amount stays a number).
@@ -29,8 +32,8 @@ export type CsvCell = string | number | null | undefined;
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 
-/** Characters that make a spreadsheet read the cell as a formula (OWASP). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Characters that make a spreadsheet read the cell as a formula (OWASP), also behind any leading whitespace. */
+const FORMULA_START = /^(?:[\t\r]|\s*[=+\-@])/;
 /** Characters that need the field quoted (RFC 4180 section 2, rule 6). */
 const NEEDS_QUOTES = /[",\r\n]/;
 
