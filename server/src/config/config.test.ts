@@ -202,3 +202,16 @@ test("BLOCK_MAX_WEIGHT and BLOCK_MIN_TX_FEE: Core's block policy by default, or 
   assert.ok(problems.some((p) => p.includes('BLOCK_MAX_WEIGHT')), problems.join('; '));
   assert.ok(problems.some((p) => p.includes('BLOCK_MIN_TX_FEE')), problems.join('; '));
 });
+
+test('OIDC_ISSUER: https in production; plain http only outside it (the local development provider, tests)', () => {
+  const issuer = 'https://login.pool.example/oauth2/default';
+  const production = { NODE_ENV: 'production', OIDC_ISSUER: issuer };
+  const config = parse(production);
+  assert.equal(config.identity.kind === 'external' && config.identity.issuer, issuer);
+  // Over http anyone on the path could serve their own discovery document and keys, and sign any token.
+  const problems = problemsOf({ ...production, OIDC_ISSUER: 'http://login.pool.example/oauth2/default' });
+  assert.deepEqual(problems, ["OIDC_ISSUER must be an https:// URL with NODE_ENV=production (got 'http://login.pool.example/oauth2/default'): the portal trusts whatever keys that address serves"]);
+  assert.match(problemsOf({ NODE_ENV: 'production', OIDC_ISSUER: 'https://' }).join('\n'), /^OIDC_ISSUER /);
+  const dev = parse({ OIDC_ISSUER: 'http://127.0.0.1:9999' });
+  assert.equal(dev.identity.kind === 'external' && dev.identity.issuer, 'http://127.0.0.1:9999');
+});

@@ -167,6 +167,11 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
   if (production && !env.OIDC_ISSUER) {
     problems.push('NODE_ENV=production needs OIDC_ISSUER: the local development identity provider does not run in production');
   }
+  if (production && typeof env.OIDC_ISSUER === 'string' && !isHttpsUrl(env.OIDC_ISSUER)) {
+    // The discovery document and the JWKS are fetched from the issuer: over plain http anyone on the path could
+    // answer with their own keys and sign any staff token (OpenID Connect Discovery 1.0 section 4: issuers use https).
+    problems.push(`OIDC_ISSUER must be an https:// URL with NODE_ENV=production (got '${env.OIDC_ISSUER}'): the portal trusts whatever keys that address serves`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = path.resolve(context.repoRoot, env.DATA_DIR ?? '.data');
@@ -231,6 +236,11 @@ function parseTrustProxy(value: string): boolean | number | string[] {
 
 /** proxy-addr's names for address ranges, besides addresses and CIDRs. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isHttpsUrl(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && url.protocol === 'https:' && url.hostname !== '';
+}
 
 function trustProxyProblems(value: string): string[] {
   if (value === 'false' || value === 'true' || /^\d+$/.test(value)) return [];
