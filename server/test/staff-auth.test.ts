@@ -85,6 +85,12 @@ describe('token verification', () => {
     ],
     ['wrong issuer', () => forge({ iss: 'http://127.0.0.1:1/evil' })],
     ['wrong audience', () => forge({ aud: 'some-other-client' })],
+    // OpenID Connect Core 1.0 section 3.1.3.7, items 4 and 5: a token for several audiences names the party it was
+    // issued to (azp), and that must be us; otherwise another client's token that happens to list us too would pass.
+    ['several audiences without azp', () => forge({ aud: [CLIENT_ID, 'another-client'] })],
+    ['several audiences, issued to another client', () => forge({ aud: [CLIENT_ID, 'another-client'], azp: 'another-client' })],
+    ['issued to another client (azp)', () => forge({ azp: 'another-client' })],
+    ['azp that is not a string', () => forge({ aud: [CLIENT_ID, 'another-client'], azp: [CLIENT_ID] })],
     ['expired by 61 s', () => forge({ exp: Math.floor(Date.now() / 1000) - 61, iat: Math.floor(Date.now() / 1000) - 700 })],
     ['not valid before the future', () => forge({ nbf: Math.floor(Date.now() / 1000) + 120 })],
     ['an unknown key id', () => forge({}, { kid: 'no-such-key' })],
@@ -103,6 +109,12 @@ describe('token verification', () => {
       await assert.rejects(verifier.verify(await make()), InvalidTokenError);
     });
   }
+
+  test('several audiences verify when azp names our client id, and so does one audience with azp naming us', async () => {
+    assert.equal((await verifier.verify(await forge({ aud: [CLIENT_ID, 'another-client'], azp: CLIENT_ID }))).subject, 'forged');
+    assert.equal((await verifier.verify(await forge({ aud: [CLIENT_ID], azp: CLIENT_ID }))).subject, 'forged');
+    assert.equal((await verifier.verify(await forge({ azp: CLIENT_ID }))).subject, 'forged');
+  });
 
   test('within 60 s of clock skew an expired token still verifies (the edge of the allowance)', async () => {
     const token = await forge({ exp: Math.floor(Date.now() / 1000) - 50, iat: Math.floor(Date.now() / 1000) - 700 });

@@ -6,6 +6,10 @@ import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } 
  * configured API audience. Strict on purpose (OpenID Connect Core 1.0
  * section 3.1.3.7, RFC 8725 JWT best current practices):
  * - the issuer must match exactly, the audience must be our client id (or the API audience);
+ * - an ID token for several audiences must name our client id as its
+ *   authorized party (azp), and an azp, when present, must be our client id
+ *   (section 3.1.3.7 items 4 and 5): a token issued to another client that
+ *   merely lists us among its audiences is not ours to accept;
  * - only asymmetric algorithms are accepted: never `none`, never HMAC, so a
  *   token "signed" with the provider's public key as an HMAC secret fails;
  * - expiry and not-before are checked with at most 60 s of clock skew;
@@ -116,9 +120,18 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         }
         throw new InvalidTokenError(describe(error), { cause: error });
       }
+      // Access tokens (RFC 9068) name their client in client_id, not azp: the authorized-party rule is the ID token's.
+      if (options.apiAudience === undefined) checkAuthorizedParty(payload, options.clientId);
       return identityOf(payload, options.adminGroup);
     },
   };
+}
+
+/** OpenID Connect Core 1.0 section 3.1.3.7, items 4 and 5. */
+function checkAuthorizedParty(payload: JWTPayload, clientId: string): void {
+  const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (audiences.length > 1 && payload.azp === undefined) throw new InvalidTokenError('The token has several audiences but no azp claim');
+  if (payload.azp !== undefined && payload.azp !== clientId) throw new InvalidTokenError("The token's azp claim is not acceptable");
 }
 
 function identityOf(payload: JWTPayload, adminGroup: string): StaffIdentity {
