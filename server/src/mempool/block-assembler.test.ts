@@ -194,7 +194,8 @@ test('the block sigop limit: 80,000 less the coinbase\'s 400', () => {
   const { blocks } = blocksOf({
     a: { fee: 3_000_000, vsize: 200_000, sigops: 40_000 },
     b: { fee: 2_000_000, vsize: 200_000, sigops: 39_600 },
-    c: { fee: 100, vsize: 100, sigops: 39_599 },
+    // Its sigops, not its 400 WU, set its vsize (20 vbytes per sigop cost), as the node reports it.
+    c: { fee: 197_995, vsize: 197_995, weight: 400, sigops: 39_599 },
   });
   // 400 + 40,000 + 39,600 = 80,000 is not below the limit; 400 + 40,000 + 39,599 is.
   assert.deepEqual(blocks, [['a', 'c'], ['b']]);
@@ -296,11 +297,13 @@ const randomMempool = fc
   )
   .map((rows) =>
     rows.map((row, i): RandomTx & { modifiedFee: number } => {
-      const fee = row.feeRate * row.vsize + row.extraFee;
+      // Sigops set the vsize where they outweigh the bytes, as in the node's answer (20 vbytes per sigop cost).
+      const vsize = Math.max(row.vsize, 5 * row.sigops);
+      const fee = row.feeRate * vsize + row.extraFee;
       return {
         fee,
         modifiedFee: fee + row.prioritised,
-        vsize: row.vsize,
+        vsize,
         sigops: row.sigops,
         parents: i === 0 ? [] : [...new Set(row.parentPicks.map((p) => p % i))],
       };
@@ -340,13 +343,16 @@ test('a mempool of thousands, projected over a dozen small blocks, matches the p
   const count = 3_000;
   const ids = Array.from({ length: count }, (_, i) => txidRanked(((i * 7919) % 16_381) + 1));
   const entries: SnapshotEntry[] = ids.map((txid, i) => {
-    const vsize = [110, 141, 200, 250, 1_000, 12_000][Math.floor(next() * 6)]!;
+    const bytes = [110, 141, 200, 250, 1_000, 12_000][Math.floor(next() * 6)]!;
+    const sigops = next() < 0.01 ? 3_000 : 1;
+    // Sigops set the vsize where they outweigh the bytes, as in the node's answer (20 vbytes per sigop cost).
+    const vsize = Math.max(bytes, 5 * sigops);
     const rate = next() < 0.5 ? 1 + Math.floor(next() * 8) : next() * 60;
     const fee = Math.ceil(rate * vsize);
     const parents = new Set<string>();
     if (i > 0 && next() < 0.4) parents.add(ids[i - 1 - Math.floor(next() * Math.min(i, 30))]!);
     if (i > 0 && next() < 0.1) parents.add(ids[Math.floor(next() * i)]!);
-    return { txid, fee, modifiedFee: next() < 0.02 ? fee + 20_000 : fee, vsize, weight: 4 * vsize - (i % 4), sigops: next() < 0.01 ? 3_000 : 1, depends: [...parents] };
+    return { txid, fee, modifiedFee: next() < 0.02 ? fee + 20_000 : fee, vsize, weight: 4 * bytes - (i % 4), sigops, depends: [...parents] };
   });
   // Keep Core's 25-ancestor limit: drop the parents of anything deeper (a simple bound, the sum over parents).
   const depth = new Map<string, number>();

@@ -241,3 +241,22 @@ test('snapshots into the last one\'s memory hold the model after every few chang
     reuse = snapshot;
   }
 });
+
+test('an entry whose vsize is below what its weight makes it is held at that floor, in the snapshot, the totals and the projection', () => {
+  // The node's vsize is sigop-adjusted and never below ceil(weight / 4): two 3,000 WU transactions reported at 400 vB are 750 vB each.
+  const mirror = new MempoolMirror();
+  for (const n of [1, 2]) mirror.add(txid(n), { fee: 10_000, modifiedFee: 10_000, vsize: 400, weight: 3_000, time: 1_700_000_000, depends: [], spentby: [] }, 0);
+  const { snapshot } = mirror.snapshot();
+  assertValidSnapshot(snapshot);
+  assert.deepEqual([...snapshot.vsize], [750, 750]);
+  assert.equal(mirror.get(txid(1))?.vsize, 750);
+  assert.equal(mirror.totals.vsize, 1_500);
+  // Room for 1,000 vB after the coinbase's reserve: one of them, not both.
+  const maxBlockWeight = 8_000 + 4 * 1_000 + 1;
+  const projection = assembleBlocks(snapshot, { maxBlockWeight, lastBlockCollectsRest: false });
+  assert.equal(projection.blocks[0]!.txCount, 1);
+  assert.ok(8_000 + projection.blocks[0]!.weight < maxBlockWeight, `block weight ${projection.blocks[0]!.weight} fits`);
+  mirror.remove(txid(1), 'removed', 0);
+  assert.equal(mirror.removal(txid(1))?.vsize, 750);
+  assert.equal(mirror.totals.vsize, 750);
+});

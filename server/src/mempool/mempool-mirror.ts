@@ -1,4 +1,4 @@
-import { sigopCostFloor, TXID_BYTES, writeTxidBytes, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { reportedVsize, sigopCostFloor, TXID_BYTES, writeTxidBytes, type MempoolSnapshot } from './mempool-snapshot.ts';
 
 /**
  * The in-memory copy of the node's mempool that the engine projects from,
@@ -29,7 +29,7 @@ export interface MirrorEntry {
   fee: number;
   /** fees.modified: base plus any prioritisetransaction delta; block assembly ranks by it. */
   modifiedFee: number;
-  /** Sigop-adjusted virtual size (policy.cpp GetVirtualTransactionSize). */
+  /** Sigop-adjusted virtual size (policy.cpp GetVirtualTransactionSize); held at no less than ceil(weight / 4) (reportedVsize). */
   vsize: number;
   weight: number;
   /** Unix seconds the node first saw it (`time`). */
@@ -203,6 +203,7 @@ export class MempoolMirror {
    */
   add(txid: string, entry: MirrorEntry, observedAtMs: number): boolean {
     if (this.slots.has(txid)) return false;
+    const vsize = reportedVsize(entry.vsize, entry.weight);
     let slot = this.free.pop();
     if (slot === undefined) {
       if (this.highWater === this.capacity) this.grow(this.capacity * 2);
@@ -212,9 +213,9 @@ export class MempoolMirror {
     this.live[slot] = 1;
     this.fee[slot] = entry.fee;
     this.modifiedFee[slot] = entry.modifiedFee;
-    this.vsize[slot] = entry.vsize;
+    this.vsize[slot] = vsize;
     this.weight[slot] = entry.weight;
-    this.sigops[slot] = sigopCostFloor(entry.vsize, entry.weight);
+    this.sigops[slot] = sigopCostFloor(vsize, entry.weight);
     this.time[slot] = entry.time;
     this.addedSeq[slot] = ++this.addCounter;
     this.parentCount[slot] = 0;
@@ -232,7 +233,7 @@ export class MempoolMirror {
       const c = this.slots.get(child);
       if (c !== undefined) this.link(slot, c);
     }
-    this.totalVsize += entry.vsize;
+    this.totalVsize += vsize;
     this.totalFee += entry.fee;
     this.changed(observedAtMs);
     return true;

@@ -1,4 +1,5 @@
 import { btcToSats } from '../bitcoin/amounts.ts';
+import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize } from '../bitcoin/sigops.ts';
 
 /**
  * A mempool snapshot as the block assembler reads it: one transaction per
@@ -104,6 +105,34 @@ export function sigopCostFloor(vsize: number, weight: number): number {
   return vsize > byWeight && vsize % 5 === 0 ? vsize / 5 : 0;
 }
 
+/**
+ * The vsize of a transaction the node reports, held at the floor its weight
+ * sets. Core's getmempoolentry `vsize` is already sigop-adjusted
+ * (GetVirtualTransactionSize) and so never below ceil(weight / 4); an answer
+ * below it would make the assembler, which packs by 4 × vsize, overfill the
+ * projected block. The sigop part cannot be checked here: the node reports
+ * no sigop cost (see sigopCostFloor).
+ */
+export function reportedVsize(vsize: number, weight: number): number {
+  return Math.max(vsize, Math.ceil(weight / 4));
+}
+
+/**
+ * Refuses an entry whose vsize is below ceil(max(weight, sigops × 20) / 4),
+ * the least the node could report for it (policy.cpp
+ * GetVirtualTransactionSize, -bytespersigop 20): entries with their own
+ * sigop cost are made up by tests and benchmarks, and one that contradicts
+ * itself would project blocks the node never builds.
+ */
+function assertConsistentVsize(entry: SnapshotEntry, sigops: number): void {
+  const least = sigopAdjustedVsize(entry.weight, sigops, DEFAULT_BYTES_PER_SIGOP);
+  if (!(entry.vsize >= least)) {
+    throw new RangeError(
+      `Transaction ${entry.txid} has vsize ${entry.vsize}, but its weight ${entry.weight} and sigop cost ${sigops} make it at least ${least} (ceil(max(weight, sigops × ${DEFAULT_BYTES_PER_SIGOP}) / 4))`,
+    );
+  }
+}
+
 /** Writes a display-hex txid into `target` at `offset` in internal byte order. */
 export function writeTxidBytes(txid: string, target: Uint8Array, offset: number): void {
   if (txid.length !== 2 * TXID_BYTES) throw new RangeError(`Not a txid: ${txid}`);
@@ -134,7 +163,8 @@ export function txidAt(snapshot: Pick<MempoolSnapshot, 'txids'>, index: number):
 /**
  * Plain entries to a snapshot, in the given order (index i is entries[i]).
  * Throws on a parent that is not in `entries`: a snapshot taken mid-update
- * would project a child without its parent.
+ * would project a child without its parent; and on a vsize below what the
+ * entry's weight and sigop cost make it (assertConsistentVsize).
  */
 export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): MempoolSnapshot {
   const count = entries.length;
@@ -158,9 +188,11 @@ export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): Mempoo
   entries.forEach((entry, i) => {
     snapshot.fee[i] = entry.fee;
     snapshot.modifiedFee[i] = entry.modifiedFee ?? entry.fee;
+    const sigops = entry.sigops ?? sigopCostFloor(entry.vsize, entry.weight);
+    assertConsistentVsize(entry, sigops);
     snapshot.vsize[i] = entry.vsize;
     snapshot.weight[i] = entry.weight;
-    snapshot.sigops[i] = entry.sigops ?? sigopCostFloor(entry.vsize, entry.weight);
+    snapshot.sigops[i] = sigops;
     writeTxidBytes(entry.txid, snapshot.txids, i * TXID_BYTES);
     snapshot.parentStart[i] = edge;
     for (const parent of entry.depends) {
@@ -173,14 +205,14 @@ export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): Mempoo
   return snapshot;
 }
 
-/** The node's `getrawmempool true` answer to a snapshot, transactions in the answer's order. */
+/** The node's `getrawmempool true` answer to a snapshot, transactions in the answer's order; vsizes as reportedVsize() holds them. */
 export function snapshotFromRawMempool(raw: Readonly<Record<string, RawMempoolEntry>>): MempoolSnapshot {
   return encodeMempoolSnapshot(
     Object.entries(raw).map(([txid, entry]) => ({
       txid,
       fee: btcToSats(entry.fees.base),
       modifiedFee: btcToSats(entry.fees.modified),
-      vsize: entry.vsize,
+      vsize: reportedVsize(entry.vsize, entry.weight),
       weight: entry.weight,
       depends: entry.depends,
     })),
