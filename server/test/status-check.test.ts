@@ -2,12 +2,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { btcToSats } from '../src/bitcoin/amounts.ts';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import type { ApiError } from '../src/http/errors.ts';
 import { REMOVAL_MESSAGES } from '../src/modules/status/removal-finder.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
+import { createStatusService } from '../src/modules/status/status.service.ts';
 import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
-import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { get, post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
  * GET /rest-api/status-check end to end, on a real node whose mempool spans
@@ -15,7 +17,9 @@ import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
  * the engine's position and functional rate, the rate to beat, and the
  * pool's odds from the settings; confirmation with block hash, height and
  * time; and what became of a transaction that left (replaced, naming the
- * replacement; conflicted; evicted; or just gone).
+ * replacement; conflicted; evicted; or just gone). The pool's mempool is
+ * private (SPEC.md section 1): a transaction the portal did not record is
+ * not found until it is mined, however the node came by it.
  */
 
 interface MempoolEntry {
@@ -31,6 +35,29 @@ before(async () => {
   await node.ensureUtxos(30);
 });
 after(async () => node?.stop());
+
+/** Records `txid` as the portal records a submission that failed (here: timed out while the node took it). */
+async function recordFailedAttempt(db: TestDatabase, txid: string, hex: string): Promise<void> {
+  await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [txid, hex]);
+}
+
+/**
+ * `target` with every method call written to `trace`: the method, and its
+ * arguments with `txid` replaced by a placeholder, so that the traces of two
+ * lookups can be compared.
+ */
+function recording<T extends object>(target: T, name: string, trace: string[], txid: string): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        trace.push(`${name}.${String(property)}(${JSON.stringify(args).replaceAll(txid, 'TXID')})`);
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+}
 
 /** Mines until the mempool is empty: the next test starts with the relay minimum as the market rate. */
 async function emptyMempool(): Promise<void> {
@@ -58,9 +85,11 @@ for (const engine of testDatabases()) {
       const rich = await node.buildTx({ feeRate: 300 });
       const submitted = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: rich.hex });
       assert.equal(submitted.body.status, 'success', submitted.body.message);
-      // The cheap one reaches the node directly (the portal would refuse its fee): the engine sees it all the same.
+      // The cheap one reaches the node directly (the portal would refuse its fee); the portal holds it only as a
+      // failed attempt (one that timed out while the node took it), which is enough for it to answer.
       const cheap = await node.buildTx({ feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [cheap.hex]);
+      await recordFailedAttempt(db, cheap.txid, cheap.hex);
 
       const view = await t.mempool.view();
       assert.ok(view.blocks.length >= 3, `${view.blocks.length} projected blocks`);
@@ -96,7 +125,7 @@ for (const engine of testDatabases()) {
       assert.equal(behind.body.state, 'in_mempool');
       assert.ok(behind.body.transaction.position.block! > 0, `cheap one in block ${behind.body.transaction.position.block}`);
       assert.ok(behind.body.functional_rate! < behind.body.market_rate!);
-      assert.equal(behind.body.transaction.size, cheap.hex.length / 2, 'its size from the node, as the portal did not record it');
+      assert.equal(behind.body.transaction.size, cheap.hex.length / 2, 'its size from the node, as the portal recorded no submission of it');
 
       // Asked again (a status page polling): answered from the engine and the remembered size, the same answer.
       for (const [txid, first] of [[rich.txid, body], [cheap.txid, behind.body]] as const) {
@@ -119,7 +148,7 @@ for (const engine of testDatabases()) {
     test('odds follow the pool settings: none recognised by a tag never mined, a share by payout address', async () => {
       await emptyMempool();
       const tx = await node.buildTx({ feeRate: 5 });
-      await node.rpc.call('sendrawtransaction', [tx.hex]);
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).body.status, 'success');
       await t.setSetting('pool_coinbase_tag', '/NeverMinedHere/');
       try {
         const none = await status(t, tx.txid);
@@ -194,10 +223,11 @@ for (const engine of testDatabases()) {
       assert.equal(res.body.transaction.size, decoded.size);
     });
 
-    test('seen by the engine only, then gone: said so, with what the engine remembers', async () => {
+    test('recorded only as a failed attempt, then gone: said so, with what the engine remembers', async () => {
       await emptyMempool();
       const original = await node.buildTx({ feeRate: 4 });
       await node.rpc.call('sendrawtransaction', [original.hex]);
+      await recordFailedAttempt(db, original.txid, original.hex);
       assert.equal((await status(t, original.txid)).body.state, 'in_mempool');
       const replacement = await node.buildReplacement(original.hex, 20);
       await node.rpc.call('sendrawtransaction', [replacement.hex]);
@@ -210,6 +240,88 @@ for (const engine of testDatabases()) {
       // Unknown to the node, the engine and the portal alike: 404.
       const stranger = decodeTxHex(encodeTxHex({ ...decodeTxHex(original.hex), locktime: 77 })).txid;
       assert.equal((await status(t, stranger)).statusCode, 404);
+    });
+
+    test('private until mined: a transaction the portal did not record answers as an unknown txid does, in the mempool or gone from it', async () => {
+      await emptyMempool();
+      const direct = await node.buildTx({ feeRate: 6 });
+      await node.rpc.call('sendrawtransaction', [direct.hex]);
+      const submitted = await node.buildTx({ feeRate: 6 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: submitted.hex })).body.status, 'success');
+      const parent = await node.buildTx({ feeRate: 3 });
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 8 });
+      const packaged = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex] });
+      assert.equal(packaged.body.status, 'success', packaged.body.message);
+      assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(direct.txid), 'the node holds the direct one');
+
+      const stranger = decodeTxHex(encodeTxHex({ ...decodeTxHex(direct.hex), locktime: 91 })).txid;
+      const unknown = await status(t, stranger);
+      assert.equal(unknown.statusCode, 404);
+      const hidden = await status(t, direct.txid);
+      assert.deepEqual({ statusCode: hidden.statusCode, body: hidden.body }, { statusCode: unknown.statusCode, body: unknown.body });
+      assert.equal(hidden.headers['content-length'], unknown.headers['content-length']);
+      // Asked twice (a memo must not start answering for it either).
+      assert.deepEqual((await status(t, direct.txid)).body, unknown.body);
+
+      // The portal's own: a submission and both members of a package.
+      for (const tx of [submitted, parent, child]) {
+        const res = await status(t, tx.txid);
+        assert.equal(res.statusCode, 200, `${tx.txid}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.state, 'in_mempool');
+      }
+
+      // Replaced by another transaction sent straight to the node: the engine remembers it left; still nobody's business.
+      const quiet = await node.buildTx({ feeRate: 4 });
+      await node.rpc.call('sendrawtransaction', [quiet.hex]);
+      await node.rpc.call('sendrawtransaction', [(await node.buildReplacement(quiet.hex, 20)).hex]);
+      await t.mempool.view();
+      assert.ok(t.mempool.removal(quiet.txid), 'the engine remembers it left');
+      const gone = await status(t, quiet.txid);
+      assert.deepEqual({ statusCode: gone.statusCode, body: gone.body }, { statusCode: unknown.statusCode, body: unknown.body });
+
+      // Mined, it is public: the block's hash, height and time.
+      const [hash] = await node.mine(1);
+      const header = await node.rpc.call<{ height: number; time: number }>('getblockheader', [hash]);
+      const mined = await status(t, direct.txid);
+      assert.equal(mined.statusCode, 200);
+      assert.equal(mined.body.state, 'confirmed');
+      assert.deepEqual(mined.body.transaction.status, { confirmed: true, block_hash: hash, block_height: header.height, block_time: header.time });
+      assert.equal(mined.body.transaction.fee, direct.fee);
+    });
+
+    test('mined straight into a block, never in a mempool the portal saw: found in the chain', async () => {
+      await emptyMempool();
+      const tx = await node.buildTx({ feeRate: 3 });
+      const { hash } = await node.rpc.call<{ hash: string }>('generateblock', [await node.address(), [tx.hex]]);
+      const res = await status(t, tx.txid);
+      assert.equal(res.statusCode, 200, JSON.stringify(res.body));
+      assert.equal(res.body.state, 'confirmed');
+      assert.equal(res.body.transaction.status.block_hash, hash);
+      assert.equal(res.body.transaction.txid, tx.txid);
+    });
+
+    test('for a transaction the portal did not record, the service does the same work whether or not the node holds it', async () => {
+      await emptyMempool();
+      const direct = await node.buildTx({ feeRate: 6 });
+      await node.rpc.call('sendrawtransaction', [direct.hex]);
+      await t.mempool.view();
+      const stranger = decodeTxHex(encodeTxHex({ ...decodeTxHex(direct.hex), locktime: 93 })).txid;
+      const traces: string[][] = [];
+      for (const txid of [direct.txid, stranger, direct.txid]) {
+        const trace: string[] = [];
+        const service = createStatusService({
+          db: recording(db, 'db', trace, txid),
+          rpc: recording(t.rpc, 'rpc', trace, txid),
+          mempool: recording(t.mempool, 'mempool', trace, txid),
+          log: quietLog,
+        });
+        await assert.rejects(service.check(txid), (error: ApiError) => error.statusCode === 404);
+        traces.push(trace);
+      }
+      assert.ok(traces[0]!.length > 0);
+      assert.deepEqual(traces[0], traces[1], 'the same calls to the database, the node and the engine, with the same arguments');
+      assert.deepEqual(traces[2], traces[1], 'and the second time too');
+      assert.equal(traces[0]!.some((call) => /getmempoolentry|viewWith|getrawmempool/.test(call)), false, 'nothing that looks into the mempool');
     });
   });
 }

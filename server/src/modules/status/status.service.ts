@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { btcToSats } from '../../bitcoin/amounts.ts';
 import { RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { Queryable } from '../../db/database.ts';
@@ -16,6 +17,14 @@ import type { StatusResponse } from './status.schemas.ts';
  * rate to beat, the pool's odds), then the chain (mined: block hash, height
  * and time), then the portal's records and the engine's memory (gone: why,
  * and what replaced it). Unknown to all of them: 404.
+ *
+ * The pool's mempool is private until mined (SPEC.md section 1): only
+ * transactions the portal recorded (a submission, a package member, an
+ * attempt kept as failed) are looked up in the mempool. Any other txid is
+ * answered from the chain alone, mined or 404, and by the same calls whether
+ * or not the node holds it, so neither the answer nor the work behind it
+ * says that it does. The rule lives here, not in a route, for every API
+ * that answers a status.
  */
 
 interface VerboseTx {
@@ -52,7 +61,7 @@ interface SubmissionRow {
   replaced_by: string | null;
 }
 
-export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: the mining node has not seen it and it was not submitted here.';
+export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and is not in a block.';
 
 /** How long a request waits for the engine to project a transaction the node has just taken. */
 const CATCH_UP_MS = 2_000;
@@ -85,19 +94,17 @@ export function createStatusService(deps: StatusDeps) {
 
     try {
       let view = await mempool.view();
-      let tx = view.transaction(txid);
+      // Only transactions the portal recorded are remembered here, so a hit says nothing new.
       const knownSize = sizes.get(txid);
+      let tx = knownSize === undefined ? undefined : view.transaction(txid);
       if (tx?.projected && knownSize !== undefined) {
         // Waiting in the mempool, and its size already known: the engine answers alone, with no database or node call.
         return { ...inMempool(txid, view, tx, undefined, knownSize), ...poolOddsOf(await mempool.odds()) };
       }
 
-      const { rows } = await db.query<SubmissionRow>(
-        `SELECT size, vsize, weight, fee, functional_rate, created_at, status, block_hash, block_height, block_time, tx_hex, replaced_by
-         FROM tx_submissions WHERE txid = $1`,
-        [txid],
-      );
-      const recorded = rows[0];
+      const { known, submission: recorded } = await portalRecord(txid);
+      if (!known) return await fromChainOnly(txid, view);
+      tx = view.transaction(txid);
       let entry: MempoolEntry | undefined;
       if (!tx?.projected) {
         // Not projected yet, or not even mirrored: the node may have taken it a moment ago.
@@ -118,25 +125,7 @@ export function createStatusService(deps: StatusDeps) {
       // Not in the mempool: mined, or gone.
       const gone = mempool.removal(txid);
       const mined = await findMined(txid, gone);
-      if (mined) {
-        return {
-          transaction: {
-            txid,
-            weight: mined.tx.weight,
-            fee: mined.tx.fee !== undefined ? btcToSats(mined.tx.fee) : (recorded?.fee ?? gone?.fee ?? null),
-            size: mined.tx.size,
-            vsize: mined.tx.vsize,
-            firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
-            position: { block: null, vsize: null },
-            status: { confirmed: true, block_hash: mined.tx.blockhash!, block_height: mined.height, block_time: mined.tx.blocktime ?? null },
-          },
-          state: 'confirmed',
-          removal: null,
-          ...poolOdds,
-          market_rate: view.marketRate,
-          functional_rate: recorded?.functional_rate ?? null,
-        };
-      }
+      if (mined) return { ...minedAnswer(txid, mined, gone, recorded, view), ...poolOdds };
       if (!recorded && !gone) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
       if (recorded?.status === 'confirmed') return { ...recordedConfirmed(txid, recorded, view), ...poolOdds };
       const why = recorded ? await findRemoval(deps, txid, recorded) : removal('unknown');
@@ -162,6 +151,76 @@ export function createStatusService(deps: StatusDeps) {
       if (error instanceof RpcTransportError || error instanceof RpcError) throw nodeFailure(error);
       throw error;
     }
+  }
+
+  /**
+   * The portal's record of `txid`: whether it recorded it at all (a package
+   * member or a failed attempt has no submission row), and its submission
+   * row when there is one. One query, one row, whatever the answer.
+   */
+  async function portalRecord(txid: string): Promise<{ known: boolean; submission: SubmissionRow | undefined }> {
+    const { rows } = await db.query<SubmissionRow & { known: boolean; submitted: boolean }>(
+      `SELECT s.size, s.vsize, s.weight, s.fee, s.functional_rate, s.created_at, s.status, s.block_hash, s.block_height, s.block_time,
+              s.tx_hex, s.replaced_by, s.txid IS NOT NULL AS submitted,
+              (s.txid IS NOT NULL
+                OR EXISTS (SELECT 1 FROM package_tx_outcomes p WHERE p.txid = q.txid)
+                OR EXISTS (SELECT 1 FROM failed_txs f WHERE f.txid = q.txid)) AS known
+       FROM (SELECT $1::text AS txid) q LEFT JOIN tx_submissions s ON s.txid = q.txid`,
+      [txid],
+    );
+    const { known, submitted, ...row } = rows[0]!;
+    return { known, submission: submitted ? row : undefined };
+  }
+
+  /**
+   * A transaction the portal did not record: mined, from the chain alone,
+   * or not found. The mempool is never consulted, not even by the node on
+   * our behalf (getrawtransaction without a block hash looks there first),
+   * so a transaction the node holds costs the same calls as an unknown one.
+   */
+  async function fromChainOnly(txid: string, view: MempoolView): Promise<StatusResponse> {
+    const gone = mempool.removal(txid);
+    const blockHash = gone?.reason === 'mined' && gone.blockHash ? gone.blockHash : await blockOf(txid);
+    const mined = blockHash ? await minedIn(txid, blockHash) : undefined;
+    if (!mined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
+    return { ...minedAnswer(txid, mined, gone, undefined, view), ...poolOddsOf(await mempool.odds()) };
+  }
+
+  /**
+   * The block holding `txid`, from the node's transaction index or its
+   * unspent outputs: gettxoutproof never reads the mempool, and answers an
+   * unconfirmed transaction and an unknown one with the same error.
+   */
+  async function blockOf(txid: string): Promise<string | undefined> {
+    let proof: string;
+    try {
+      proof = await rpc.call<string>('gettxoutproof', [[txid]]);
+    } catch (error) {
+      if (error instanceof RpcError) return undefined;
+      throw error;
+    }
+    // A merkle block (BIP 37) starts with the 80-byte block header; the block hash is its double SHA-256, shown byte-reversed.
+    const once = createHash('sha256').update(Buffer.from(proof.slice(0, 160), 'hex')).digest();
+    return createHash('sha256').update(once).digest().reverse().toString('hex');
+  }
+
+  function minedAnswer(txid: string, mined: { tx: VerboseTx; height: number }, gone: RemovedTx | undefined, recorded: SubmissionRow | undefined, view: MempoolView): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
+    return {
+      transaction: {
+        txid,
+        weight: mined.tx.weight,
+        fee: mined.tx.fee !== undefined ? btcToSats(mined.tx.fee) : (recorded?.fee ?? gone?.fee ?? null),
+        size: mined.tx.size,
+        vsize: mined.tx.vsize,
+        firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
+        position: { block: null, vsize: null },
+        status: { confirmed: true, block_hash: mined.tx.blockhash!, block_height: mined.height, block_time: mined.tx.blocktime ?? null },
+      },
+      state: 'confirmed',
+      removal: null,
+      market_rate: view.marketRate,
+      functional_rate: recorded?.functional_rate ?? null,
+    };
   }
 
   function inMempool(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
@@ -244,19 +303,29 @@ export function createStatusService(deps: StatusDeps) {
   async function findMined(txid: string, gone: RemovedTx | undefined): Promise<{ tx: VerboseTx; height: number } | undefined> {
     const attempts: unknown[][] = gone?.reason === 'mined' && gone.blockHash ? [[txid, 2, gone.blockHash], [txid, 2]] : [[txid, 2]];
     for (const params of attempts) {
-      let tx: VerboseTx;
-      try {
-        tx = await rpc.call<VerboseTx>('getrawtransaction', params);
-      } catch (error) {
-        if (error instanceof RpcError) continue;
-        throw error;
-      }
-      if (!tx.blockhash || tx.in_active_chain === false || (tx.confirmations !== undefined && tx.confirmations < 1)) continue;
-      const header = await rpc.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash, true]);
-      if (header.confirmations < 1) continue; // a block reorganised out of the chain
-      return { tx, height: header.height };
+      const found = await confirmed(txid, params);
+      if (found) return found;
     }
     return undefined;
+  }
+
+  /** `txid` in the block `blockHash` of the active chain (getrawtransaction with a block hash reads that block only). */
+  function minedIn(txid: string, blockHash: string): Promise<{ tx: VerboseTx; height: number } | undefined> {
+    return confirmed(txid, [txid, 2, blockHash]);
+  }
+
+  async function confirmed(txid: string, params: unknown[]): Promise<{ tx: VerboseTx; height: number } | undefined> {
+    let tx: VerboseTx;
+    try {
+      tx = await rpc.call<VerboseTx>('getrawtransaction', params);
+    } catch (error) {
+      if (error instanceof RpcError) return undefined;
+      throw error;
+    }
+    if (!tx.blockhash || tx.in_active_chain === false || (tx.confirmations !== undefined && tx.confirmations < 1)) return undefined;
+    const header = await rpc.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash, true]);
+    if (header.confirmations < 1) return undefined; // a block reorganised out of the chain
+    return { tx, height: header.height };
   }
 
   return { check };
