@@ -21,6 +21,7 @@ import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { createClientErrorHandler } from './http/client-errors.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
+import { createPublicRateLimit, publicScope } from './http/public-scope.ts';
 import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
 import type { Clock } from './lib/clock.ts';
@@ -191,10 +192,17 @@ export async function buildApp(deps: AppDeps) {
 
   const submission = createSubmissionService({ ...deps, log: app.log, bytesPerSigop: options.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP });
   const status = createStatusService({ ...deps, log: app.log });
-  const limit = { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs };
-  await app.register(submissionRoutes, { prefix: '/rest-api', service: submission, network: deps.network, rateLimit: limit });
-  await app.register(statusRoutes, { prefix: '/rest-api', service: status, rateLimit: limit });
-  await app.register(siteInfoRoutes, { prefix: '/rest-api', settings: deps.settings, rateLimit: limit });
+  // One rate-limit budget per client IP for the whole public API (http/public-scope.ts).
+  const publicRateLimit = createPublicRateLimit(app, options.rateLimit);
+  await app.register(publicScope, {
+    prefix: '/rest-api',
+    rateLimit: publicRateLimit,
+    routes: async (scope) => {
+      await scope.register(submissionRoutes, { service: submission, network: deps.network });
+      await scope.register(statusRoutes, { service: status });
+      await scope.register(siteInfoRoutes, { settings: deps.settings });
+    },
+  });
   const metricsService = createMetricsService({ metrics, db: deps.db, mempool: deps.mempool, audit: deps.audit, clock: deps.clock, log: app.log });
   await app.register(metricsRoutes, { prefix: '/rest-api', service: metricsService, token: options.metricsToken });
   await app.register(healthRoutes, { prefix: '/rest-api', service: createHealthService({ db: deps.db, mempool: deps.mempool, clock: deps.clock, log: app.log }) });

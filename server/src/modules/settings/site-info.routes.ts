@@ -13,14 +13,11 @@ const SiteInfoResponse = Type.Object({
  * What the public pages show around the submit form, from the settings staff
  * edit (SPEC.md section 2): the maintenance switch and the contact line.
  * Read through the settings cache, so a change reaches every instance within
- * seconds and costs no query per visitor.
+ * seconds and costs no query per visitor. A public route: registered in the
+ * public scope, whose hook spends the caller's rate-limit budget (app.ts).
  */
-export const siteInfoRoutes: FastifyPluginAsyncTypebox<{ settings: SettingsStore; rateLimit: { max: number; timeWindow: number } }> = async (
-  app,
-  { settings, rateLimit },
-) => {
+export const siteInfoRoutes: FastifyPluginAsyncTypebox<{ settings: SettingsStore }> = async (app, { settings }) => {
   app.get('/site-info', {
-    config: { rateLimit },
     schema: {
       tags: ['public'],
       summary: 'Maintenance switch and contact details for the public pages',

@@ -3,12 +3,9 @@ import { ErrorResponse } from '../../http/errors.ts';
 import { StatusQuery, StatusResponse } from './status.schemas.ts';
 import type { StatusService } from './status.service.ts';
 
-export const statusRoutes: FastifyPluginAsyncTypebox<{ service: StatusService; rateLimit: { max: number; timeWindow: number } }> = async (
-  app,
-  { service, rateLimit },
-) => {
+/** A public route: registered in the public scope, whose hook spends the caller's rate-limit budget (app.ts). */
+export const statusRoutes: FastifyPluginAsyncTypebox<{ service: StatusService }> = async (app, { service }) => {
   app.get('/status-check', {
-    config: { rateLimit },
     schema: {
       tags: ['public'],
       summary: 'Where a transaction is: in the mempool, mined, or gone',

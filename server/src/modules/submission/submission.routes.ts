@@ -14,7 +14,6 @@ import { MAX_PACKAGE_COUNT, type SubmissionService } from './submission.service.
 export interface SubmissionRoutesOptions {
   service: SubmissionService;
   network: string;
-  rateLimit: { max: number; timeWindow: number };
 }
 
 /** Room for JSON punctuation and a client code around the hex. */
@@ -24,16 +23,13 @@ const PACKAGE_BODY_LIMIT = MAX_TX_HEX_CHARS + 64 * 1024;
 
 const errors = { 400: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse };
 
-export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, network, rateLimit }) => {
-  const limited = { rateLimit };
-
+/** Public routes: registered in the public scope, whose hook spends the caller's rate-limit budget (app.ts). */
+export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, network }) => {
   app.get('/getinfo', {
-    config: limited,
     schema: { tags: ['public'], summary: 'Chain height, network and the current minimum fee rate', response: { 200: InfoResponse, 503: ErrorResponse } },
   }, () => service.info(network));
 
   app.post('/parse-tx', {
-    config: limited,
     bodyLimit: PACKAGE_BODY_LIMIT,
     schema: {
       tags: ['public'],
@@ -44,7 +40,6 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
   }, (request) => service.parse(request.body.tx_hexes, request.body.client_code));
 
   app.post('/submit-tx', {
-    config: limited,
     bodyLimit: SINGLE_BODY_LIMIT,
     schema: {
       tags: ['public'],
@@ -55,7 +50,6 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
   }, (request) => service.submitTx(request.body.tx_hex, request.body.client_code));
 
   app.post('/submit-package', {
-    config: limited,
     bodyLimit: PACKAGE_BODY_LIMIT,
     schema: {
       tags: ['public'],

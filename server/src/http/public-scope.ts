@@ -1,0 +1,31 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The public API's rate limit is one budget per client address (README:
+ * RATE_LIMIT_MAX, "Public API requests per client IP per window"), spent by
+ * every public route alike: spreading requests over several endpoints buys
+ * no more of them. createPublicRateLimit() makes the one limiter (one
+ * counter store, keyed by the client's address as TRUST_PROXY resolves it);
+ * every public scope runs that same limiter on onRequest, before any body is
+ * read. A second public API (`/api/*`) joins the budget by registering its
+ * routes in a publicScope given the same limiter.
+ */
+
+export type PublicRateLimit = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** Needs @fastify/rate-limit registered on `app` (its answer to an exceeded budget: 429, Retry-After). */
+export function createPublicRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number }): PublicRateLimit {
+  const handler = app.rateLimit({ max: limit.max, timeWindow: limit.windowMs });
+  return (request, reply) => handler.call(app, request, reply);
+}
+
+export interface PublicScopeOptions {
+  rateLimit: PublicRateLimit;
+  /** Registers the scope's routes. */
+  routes: (scope: FastifyInstance) => Promise<unknown>;
+}
+
+export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope, { rateLimit, routes }) => {
+  scope.addHook('onRequest', rateLimit);
+  await routes(scope);
+};
