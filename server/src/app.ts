@@ -21,6 +21,7 @@ import { isDatabaseUnavailable, type Database } from './db/database.ts';
 import { createClientErrorHandler } from './http/client-errors.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
+import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, type HttpTimeouts } from './http/http-timeouts.ts';
 import { createPublicRateLimit, publicScope } from './http/public-scope.ts';
 import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
@@ -91,6 +92,8 @@ export interface AppDeps {
     /** When set, GET /rest-api/metrics needs it as a Bearer token; unset, the scrape is open. */
     metricsToken?: string | undefined;
     logger?: FastifyServerOptions['logger'];
+    /** How long a request may take to arrive, and idle connections stay (HTTP_*_TIMEOUT_MS); DEFAULT_HTTP_TIMEOUTS without. */
+    httpTimeouts?: HttpTimeouts;
     version?: string;
   };
 }
@@ -100,6 +103,8 @@ export async function buildApp(deps: AppDeps) {
   const { options } = deps;
   const securityHeaders = createSecurityHeaders({ identityProviderOrigins: deps.staff ? [originOf(deps.staff.signIn.issuer)] : [] });
   const app = Fastify({
+    // A request trickled in a byte at a time is cut off (http/http-timeouts.ts).
+    ...serverTimeoutOptions(options.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS),
     logger: options.logger ?? false,
     // A hop count as Fastify reads one (its typings only name the other forms).
     trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : options.trustProxy,

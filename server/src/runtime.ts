@@ -216,6 +216,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       metrics,
       options: {
         rateLimit: config.rateLimit,
+        httpTimeouts: config.httpTimeouts,
         trustProxy: config.trustProxy,
         corsOrigins: config.corsOrigins,
         auditPayloadMaxChars: config.auditPayloadMaxChars,

@@ -194,6 +194,22 @@ test('PENDING_SETTLE_MS: two minutes by default, and never under twice the RPC t
   assert.match(problems[0]!, /PENDING_SETTLE_MS must be at least twice BITCOIN_RPC_TIMEOUT_MS \(60000\)/);
 });
 
+test('HTTP timeouts: a request within 30 s, its headers within 15 s, idle keep-alive 72 s, a silent connection 120 s; contradictions refused', () => {
+  assert.deepEqual(parse({}).httpTimeouts, { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 72_000, idleMs: 120_000 });
+  assert.deepEqual(
+    parse({ HTTP_REQUEST_TIMEOUT_MS: '10000', HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000', HTTP_IDLE_TIMEOUT_MS: '90000' }).httpTimeouts,
+    { requestMs: 10_000, headersMs: 10_000, keepAliveMs: 65_000, idleMs: 90_000 },
+  );
+  // Node refuses headers given longer than the whole request.
+  assert.deepEqual(problemsOf({ HTTP_REQUEST_TIMEOUT_MS: '10000' }), ['HTTP_HEADERS_TIMEOUT_MS (15000) must not exceed HTTP_REQUEST_TIMEOUT_MS (10000)']);
+  // A request may wait in silence for two node calls; a connection must not be dropped under it.
+  const problems = problemsOf({ BITCOIN_RPC_TIMEOUT_MS: '70000', PENDING_SETTLE_MS: '140000' });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]!, /HTTP_IDLE_TIMEOUT_MS \(120000\) must be more than twice BITCOIN_RPC_TIMEOUT_MS \(140000\)/);
+  // Under the /mempool/ stream's 15 s heartbeat, an open stream would be dropped.
+  assert.match(problemsOf({ HTTP_IDLE_TIMEOUT_MS: '10000', BITCOIN_RPC_TIMEOUT_MS: '1000', PENDING_SETTLE_MS: '2000' })[0]!, /^HTTP_IDLE_TIMEOUT_MS /);
+});
+
 test("BLOCK_MAX_WEIGHT and BLOCK_MIN_TX_FEE: Core's block policy by default, or the node's own", () => {
   assert.deepEqual(parse({}).blockPolicy, { maxBlockWeight: 4_000_000, minFeeRatePerKvB: 1 });
   assert.deepEqual(parse({ BLOCK_MAX_WEIGHT: '1000000', BLOCK_MIN_TX_FEE: '5000' }).blockPolicy, { maxBlockWeight: 1_000_000, minFeeRatePerKvB: 5000 });

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../http/http-timeouts.ts';
 
 /**
  * Configuration is parsed once at start-up from one schema (DESIGN.md,
@@ -40,6 +41,10 @@ const EnvSchema = Type.Object({
   REGTEST_ZMQ_PORT: Port(18545, 'ZMQ port of the embedded regtest node'),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.requestMs, description: "A request's headers and body must arrive within this; a slower one is answered 408 and closed" }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.headersMs, description: "A request's headers must arrive within this (at most HTTP_REQUEST_TIMEOUT_MS)" }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.keepAliveMs, description: "An idle kept-alive connection is closed after this: keep it above the proxy's own upstream idle timeout" }),
+  HTTP_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 20_000, maximum: 3_600_000, default: DEFAULT_HTTP_TIMEOUTS.idleMs, description: 'A connection with no traffic either way for this long is dropped' }),
   TRUST_PROXY: Type.String({ default: 'false', description: "'false', 'true', a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs" }),
   CORS_ORIGINS: Type.Optional(Type.String({ description: "Comma-separated origins (scheme://host[:port]) whose web pages may call the API from a browser; unset, only the portal's own pages may" })),
   LOG_LEVEL: Type.Union(
@@ -90,6 +95,8 @@ export interface AppConfig {
   /** After this long a 'pending' submission row is settled by the block scan (its request's server died). */
   pendingSettleMs: number;
   rateLimit: { max: number; windowMs: number };
+  /** The HTTP server's timeouts (http/http-timeouts.ts). */
+  httpTimeouts: HttpTimeouts;
   trustProxy: boolean | number | string[];
   /** Origins allowed to call the API cross-origin (CORS); empty: same-origin only. */
   corsOrigins: string[];
@@ -161,6 +168,13 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
   if (Number.isInteger(env.PENDING_SETTLE_MS) && Number.isInteger(env.BITCOIN_RPC_TIMEOUT_MS) && env.PENDING_SETTLE_MS < 2 * env.BITCOIN_RPC_TIMEOUT_MS) {
     problems.push(`PENDING_SETTLE_MS must be at least twice BITCOIN_RPC_TIMEOUT_MS (${2 * env.BITCOIN_RPC_TIMEOUT_MS}), or a request still waiting for the node could see its row settled under it`);
   }
+  if (Number.isInteger(env.HTTP_HEADERS_TIMEOUT_MS) && Number.isInteger(env.HTTP_REQUEST_TIMEOUT_MS) && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${env.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS})`);
+  }
+  // A submission may wait for two node calls before its first byte of answer: its connection must not be dropped as idle meanwhile.
+  if (Number.isInteger(env.HTTP_IDLE_TIMEOUT_MS) && Number.isInteger(env.BITCOIN_RPC_TIMEOUT_MS) && env.HTTP_IDLE_TIMEOUT_MS <= 2 * env.BITCOIN_RPC_TIMEOUT_MS) {
+    problems.push(`HTTP_IDLE_TIMEOUT_MS (${env.HTTP_IDLE_TIMEOUT_MS}) must be more than twice BITCOIN_RPC_TIMEOUT_MS (${2 * env.BITCOIN_RPC_TIMEOUT_MS}), or a request still waiting for the node could lose its connection`);
+  }
   if (typeof env.TRUST_PROXY === 'string') problems.push(...trustProxyProblems(env.TRUST_PROXY));
   if (typeof env.CORS_ORIGINS === 'string') problems.push(...corsOriginProblems(env.CORS_ORIGINS));
   const production = env.NODE_ENV === 'production';
@@ -206,6 +220,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     blockPolicy: { maxBlockWeight: env.BLOCK_MAX_WEIGHT, minFeeRatePerKvB: env.BLOCK_MIN_TX_FEE },
     pendingSettleMs: env.PENDING_SETTLE_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    httpTimeouts: { requestMs: env.HTTP_REQUEST_TIMEOUT_MS, headersMs: env.HTTP_HEADERS_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, idleMs: env.HTTP_IDLE_TIMEOUT_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     corsOrigins: env.CORS_ORIGINS === undefined ? [] : commaList(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL,

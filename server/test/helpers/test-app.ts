@@ -70,6 +70,8 @@ export interface TestAppOptions {
   trustProxy?: AppDeps['options']['trustProxy'];
   /** Origins allowed to call the API cross-origin (CORS_ORIGINS); default none. */
   corsOrigins?: string[];
+  /** The HTTP server's timeouts (HTTP_REQUEST_TIMEOUT_MS and the others); the production defaults without. */
+  httpTimeouts?: AppDeps['options']['httpTimeouts'];
   /**
    * The mempool engine: `synced` by default (every read catches up with the
    * node first, so a test sees its own mempool changes at once), following
@@ -115,6 +117,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
       auditPayloadMaxChars: 4096,
       ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
     },
   });
   await app.ready();
