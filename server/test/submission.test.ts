@@ -351,6 +351,34 @@ for (const engine of testDatabases()) {
       assert.ok(!mempool.includes(good.txid), 'parsing never submits');
     });
 
+    test('parse-tx judges two copies of one transaction with different witnesses each by its own size', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const decoded = decodeTxHex(tx.hex);
+      // Same txid (the witness is not part of it), another wtxid: 1,000 more witness bytes, 250 more vB.
+      const padded = encodeTxHex({ ...decoded, inputs: decoded.inputs.map((input, i) => (i === 0 ? { ...input, witness: ['ab'.repeat(1_000), ...input.witness] } : input)) });
+      const other = decodeTxHex(padded);
+      assert.equal(other.txid, tx.txid);
+      assert.notEqual(other.wtxid, decoded.wtxid);
+      type Parsed = { txid: string; wtxid: string; vsize: number; weight: number; fee: number; fee_rate: number; meets_minimum_fee: boolean };
+      for (const order of [[tx.hex, padded], [padded, tx.hex]]) {
+        const res = await post<{ transactions: Parsed[] }>(t.app, '/rest-api/parse-tx', { tx_hexes: order });
+        assert.equal(res.statusCode, 200);
+        const byWtxid = new Map(res.body.transactions.map((p) => [p.wtxid, p]));
+        const plain = byWtxid.get(decoded.wtxid)!;
+        const heavy = byWtxid.get(other.wtxid)!;
+        assert.deepEqual(res.body.transactions.map((p) => p.wtxid), order.map((hex) => decodeTxHex(hex).wtxid), 'in the order given');
+        assert.equal(plain.vsize, tx.vsize, 'the plain copy keeps its own vsize');
+        assert.equal(heavy.vsize, Math.ceil(other.weight / 4), 'the padded copy has its own');
+        assert.equal(plain.fee, tx.fee);
+        assert.equal(heavy.fee, tx.fee);
+        assert.equal(plain.fee_rate, tx.fee / tx.vsize);
+        assert.equal(heavy.fee_rate, tx.fee / heavy.vsize);
+        // 3 sat/vB clears the 2 sat/vB minimum; the same fee over 250 more vB does not.
+        assert.equal(plain.meets_minimum_fee, true);
+        assert.equal(heavy.meets_minimum_fee, false);
+      }
+    });
+
     test('maintenance mode refuses submissions with a clear 503 and leaves the mempool alone', async () => {
       await t.setSetting('maintenance_mode', 'true');
       try {
@@ -403,6 +431,54 @@ for (const engine of testDatabases()) {
         );
         assert.equal(recorded.rows[0]?.client_code, `ACTIVE-${engine.name}`);
         assert.ok(recorded.rows[0]?.discount_code_id);
+      } finally {
+        await t.setSetting('fee_rate_floor', '2');
+        await t.setSetting('slipstream_multiplier', '2');
+      }
+    });
+
+    test('a client code with surrounding whitespace is the code itself: priced, recorded and audited as such', async () => {
+      await t.setSetting('fee_rate_floor', '0');
+      const relay = (await get<{ fee_rate: number }>(t.app, '/rest-api/getinfo')).body.fee_rate / 2;
+      await t.setSetting('slipstream_multiplier', String(4 / relay));
+      try {
+        const { rows } = await db.query<{ id: number }>('INSERT INTO clients (name) VALUES ($1) RETURNING id', [`Trim ${engine.name}`]);
+        const code = `TRIM-${engine.name}`;
+        const { rows: codes } = await db.query<{ id: number }>(
+          `INSERT INTO discount_codes (code, client_id, description, discount_percentage, valid_from, valid_until, status)
+           VALUES ($1, $2, 'test', 50, now() - interval '1 day', now() + interval '1 day', true) RETURNING id`,
+          [code, rows[0]!.id],
+        );
+        const padded = ` \t${code} \n`;
+
+        // 3 sat/vB: under the 4 sat/vB minimum, over the 2 sat/vB the code's 50% leaves.
+        const single = await node.buildTx({ feeRate: 3 });
+        const parsed = await post<{ notice?: string; transactions: Array<{ meets_minimum_fee: boolean }> }>(t.app, '/rest-api/parse-tx', { tx_hexes: [single.hex], client_code: padded });
+        assert.equal(parsed.body.notice, undefined);
+        assert.equal(parsed.body.transactions[0]!.meets_minimum_fee, true);
+        assert.deepEqual((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: single.hex, client_code: padded })).body, { status: 'success', message: single.txid });
+        await t.records.idle();
+        const tx = await db.query<{ client_code: string; discount_code_id: number }>('SELECT client_code, discount_code_id FROM tx_submissions WHERE txid = $1', [single.txid]);
+        assert.deepEqual(tx.rows, [{ client_code: code, discount_code_id: codes[0]!.id }]);
+
+        const parent = await node.buildTx({ feeRate: 3 });
+        const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 3 });
+        const pkg = await post<{ status: string }>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex], client_code: padded });
+        assert.equal(pkg.body.status, 'success', JSON.stringify(pkg.body));
+        await t.records.idle();
+        const packages = await db.query<{ client_code: string; discount_code_id: number }>('SELECT client_code, discount_code_id FROM package_submissions WHERE $1 = ANY(txids)', [parent.txid]);
+        assert.deepEqual(packages.rows, [{ client_code: code, discount_code_id: codes[0]!.id }]);
+
+        // A code of whitespace alone is no code.
+        const blank = await node.buildTx({ feeRate: 5 });
+        assert.equal((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: blank.hex, client_code: '   ' })).body.status, 'success');
+        await t.records.idle();
+        const none = await db.query<{ client_code: string | null }>('SELECT client_code FROM tx_submissions WHERE txid = $1', [blank.txid]);
+        assert.deepEqual(none.rows, [{ client_code: null }]);
+
+        await t.audit.flush();
+        const audited = await db.query<{ client_code: string }>("SELECT DISTINCT client_code FROM audit_logs WHERE client_code LIKE '%' || $1 || '%'", [code]);
+        assert.deepEqual(audited.rows, [{ client_code: code }]);
       } finally {
         await t.setSetting('fee_rate_floor', '2');
         await t.setSetting('slipstream_multiplier', '2');

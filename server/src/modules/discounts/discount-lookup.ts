@@ -19,9 +19,20 @@ interface DiscountRow {
   status: boolean;
 }
 
+/**
+ * A client code as the caller gave it, without surrounding whitespace (a
+ * code pasted with a space or a line break around it is the code itself);
+ * undefined for none, or whitespace alone. Every path that takes a code from
+ * a caller goes through this, so it is looked up, priced and recorded as one.
+ */
+export function normaliseClientCode(code: string | null | undefined): string | undefined {
+  const trimmed = code?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
 export async function lookupDiscount(db: Queryable, code: string | undefined, now: Date): Promise<DiscountLookup> {
-  if (code === undefined || code.trim() === '') return { kind: 'none' };
-  const trimmed = code.trim();
+  const trimmed = normaliseClientCode(code);
+  if (trimmed === undefined) return { kind: 'none' };
   const { rows } = await db.query<DiscountRow>(
     'SELECT id, code, discount_percentage, valid_from, valid_until, status FROM discount_codes WHERE code = $1',
     [trimmed],

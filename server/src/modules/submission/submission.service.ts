@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { lookupDiscount, type DiscountLookup } from '../discounts/discount-lookup.ts';
+import { lookupDiscount, normaliseClientCode, type DiscountLookup } from '../discounts/discount-lookup.ts';
 import { clearsThreshold, feeRate, functionalClears, functionalRate, thresholdRate } from '../pricing/fee-math.ts';
 import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
@@ -104,8 +104,9 @@ export function createSubmissionService(deps: SubmissionDeps) {
     return ctx.discount.kind === 'refused' ? { notice: ctx.discount.notice } : {};
   }
 
-  async function submitTx(rawHex: string, clientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
+  async function submitTx(rawHex: string, rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
     const hex = rawHex.trim();
+    const clientCode = normaliseClientCode(rawClientCode);
     const tx = await decodeOrReject(hex);
     const current = await openForSubmissions();
 
@@ -208,8 +209,9 @@ export function createSubmissionService(deps: SubmissionDeps) {
     }
   }
 
-  async function submitPackage(rawHexes: string[], clientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
+  async function submitPackage(rawHexes: string[], rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
     const hexes = normaliseItems(rawHexes);
+    const clientCode = normaliseClientCode(rawClientCode);
     const txs = await decodePackageOrReject(hexes);
     const current = await openForSubmissions();
     const txids = txs.map((t) => t.txid);
@@ -280,8 +282,9 @@ export function createSubmissionService(deps: SubmissionDeps) {
     return { status: 'success', message: result.package_msg, result, ...notice(ctx) };
   }
 
-  async function parse(rawHexes: string[], clientCode: string | undefined): Promise<ParseResponse> {
+  async function parse(rawHexes: string[], rawClientCode: string | undefined): Promise<ParseResponse> {
     const hexes = normaliseItems(rawHexes);
+    const clientCode = normaliseClientCode(rawClientCode);
     if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
     if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
     const decoded: Array<DecodedTx | TxDecodeError> = [];
@@ -297,11 +300,13 @@ export function createSubmissionService(deps: SubmissionDeps) {
     const txs = decoded.filter((d): d is DecodedTx => !(d instanceof TxDecodeError));
 
     let ctx: PricingContext | undefined;
-    let priced = new Map<string, PricedTx>();
+    // By the decoded transaction itself, not its txid: two copies of one
+    // transaction with different witnesses share a txid, not a size.
+    let priced = new Map<DecodedTx, PricedTx>();
     let pricingNote: string | undefined;
     try {
       ctx = await pricingContext(clientCode);
-      priced = new Map((await priceTransactions(rpc, txs, pricing)).map((p) => [p.tx.txid, p]));
+      priced = new Map((await priceTransactions(rpc, txs, pricing)).map((p) => [p.tx, p]));
     } catch (error) {
       if (!(error instanceof RpcError || error instanceof RpcTransportError)) throw error;
       pricingNote = 'The fee could not be checked because the mining node is not reachable right now.';
@@ -310,7 +315,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     const single = hexes.length === 1;
     const transactions: ParsedTxItem[] = decoded.map((d) => {
       if (d instanceof TxDecodeError) return { status: 'error', message: d.message };
-      const p = priced.get(d.txid);
+      const p = priced.get(d);
       const fee = p?.fee;
       const vsize = p?.vsize ?? d.vsize;
       let meets: boolean | null = null;
