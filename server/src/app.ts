@@ -9,6 +9,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import { registerAuditHooks } from './audit/audit.hooks.ts';
+import { createMempoolViewAccess } from './auth/mempool-view-access.ts';
 import { staffScope } from './auth/staff-scope.ts';
 import { staffMeRoutes } from './auth/staff.routes.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
@@ -89,7 +90,7 @@ export interface AppDeps {
     /** The node's -bytespersigop (default 20), for the sigop-adjusted virtual size submissions are priced by. */
     bytesPerSigop?: number;
     webDistDir?: string;
-    /** When set, GET /rest-api/metrics needs it as a Bearer token; unset, the scrape is open. */
+    /** When set, GET /rest-api/metrics needs it as a Bearer token; unset, a staff token (or nothing when the public mempool view setting is on). */
     metricsToken?: string | undefined;
     logger?: FastifyServerOptions['logger'];
     /** How long a request may take to arrive, and idle connections stay (HTTP_*_TIMEOUT_MS); DEFAULT_HTTP_TIMEOUTS without. */
@@ -186,9 +187,9 @@ export async function buildApp(deps: AppDeps) {
       tags: [
         { name: 'public', description: 'Open to everyone, rate limited per IP' },
         { name: 'staff', description: "Signed-in staff: the identity provider's ID token as a Bearer token" },
-        { name: 'mempool', description: "The /mempool/ dashboard's live data: public, not rate limited" },
-        { name: 'metrics', description: 'Prometheus scrape: open, or behind METRICS_TOKEN as a Bearer token' },
-        { name: 'health', description: 'For load balancers and monitors: public, not rate limited, not audited' },
+        { name: 'mempool', description: "The /mempool/ dashboard's live data: signed-in staff (or everyone when the public mempool view setting is on), not rate limited" },
+        { name: 'metrics', description: 'Prometheus scrape: METRICS_TOKEN as a Bearer token when set; otherwise a staff token, or open when the public mempool view setting is on' },
+        { name: 'health', description: 'For load balancers and monitors: the status for everyone, the checks for staff (or everyone when the public mempool view setting is on); not rate limited, not audited' },
       ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
@@ -209,8 +210,10 @@ export async function buildApp(deps: AppDeps) {
     },
   });
   const metricsService = createMetricsService({ metrics, db: deps.db, mempool: deps.mempool, audit: deps.audit, clock: deps.clock, log: app.log });
-  await app.register(metricsRoutes, { prefix: '/rest-api', service: metricsService, token: options.metricsToken });
-  await app.register(healthRoutes, { prefix: '/rest-api', service: createHealthService({ db: deps.db, mempool: deps.mempool, clock: deps.clock, log: app.log }) });
+  // The private mempool's aggregates (the /mempool/ view, health details, an open scrape): staff, or everyone when the setting says so.
+  const mempoolView = createMempoolViewAccess({ settings: deps.settings, verifier: deps.staff?.verifier, log: app.log });
+  await app.register(metricsRoutes, { prefix: '/rest-api', service: metricsService, token: options.metricsToken, access: mempoolView });
+  await app.register(healthRoutes, { prefix: '/rest-api', service: createHealthService({ db: deps.db, mempool: deps.mempool, clock: deps.clock, log: app.log }), access: mempoolView });
 
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
@@ -218,7 +221,7 @@ export async function buildApp(deps: AppDeps) {
     await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps), failedTxViewRoutes(deps), metricsSummaryRoutes(metricsService), txPullerRoutes(deps), txReportRoutes(deps)], adminRoutes: [auditAdminRoutes(deps.db), clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps), failedTxAdminRoutes(deps)] });
   }
 
-  await app.register(mempoolDashboardRoutes({ feed: deps.mempool.feed }), { prefix: '/mempool' });
+  await app.register(mempoolDashboardRoutes({ feed: deps.mempool.feed, authorize: (request) => mempoolView.require(request) }), { prefix: '/mempool' });
 
   await registerWebApp(app, options.webDistDir);
   return app;

@@ -3,14 +3,16 @@ import assert from 'node:assert/strict';
 import type { HealthResponse } from '../src/modules/health/health.schemas.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
-import { get, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
+import { get } from './helpers/test-app.ts';
 import { until } from './helpers/until.ts';
 
 /**
  * GET /rest-api/health on the real app, node and database: ok once the
  * mempool engine has heard from the node, public, never rate limited and
- * never audited. Its degraded answers under real outages are in
- * test/resilience/ (node-outage, postgres-outage).
+ * never audited. The checks are for staff (or everyone with the public
+ * mempool view on: test/mempool-privacy.test.ts). Its degraded answers under
+ * real outages are in test/resilience/ (node-outage, postgres-outage).
  */
 
 let node: TestNode;
@@ -22,11 +24,11 @@ after(async () => node?.stop());
 for (const engine of testDatabases()) {
   describe(`health endpoint (${engine.name})`, () => {
     let db: TestDatabase;
-    let t: TestApp;
+    let t: StaffTestApp;
     before(async () => {
       db = await engine.open();
       // One public request per minute: a health check must not count against it.
-      t = await startTestApp(node, db, { rateLimitMax: 1, mempool: { consistency: 'latest' } });
+      t = await startStaffTestApp(db, node, { rateLimitMax: 1, mempool: { consistency: 'latest' } });
     });
     after(async () => {
       await t?.close();
@@ -38,10 +40,10 @@ for (const engine of testDatabases()) {
       await t.audit.flush();
       const { rows: before } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_logs');
       for (let i = 0; i < 5; i++) {
-        const res = await get<HealthResponse>(t.app, '/rest-api/health');
+        const res = await t.app.inject({ method: 'GET', url: '/rest-api/health', headers: { authorization: `Bearer ${t.tokens.viewer}` } });
         assert.equal(res.statusCode, 200);
         assert.equal(res.headers['cache-control'], 'no-store');
-        const { status, checks } = res.body;
+        const { status, checks } = res.json<Required<HealthResponse>>();
         assert.equal(status, 'ok');
         assert.equal(checks.node.ok, true);
         assert.ok(checks.node.last_contact_at !== null && Date.now() - Date.parse(checks.node.last_contact_at) < 10_000);

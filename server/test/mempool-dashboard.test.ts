@@ -4,10 +4,11 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import { Value } from 'typebox/value';
+import { ApiError } from '../src/http/errors.ts';
 import type { MempoolDashboardState, MempoolFeed } from '../src/mempool/mempool-feed.ts';
 import { mempoolDashboardRoutes, NO_STATE_YET_MESSAGE, type MempoolDashboardOptions } from '../src/modules/mempool-dashboard/mempool-dashboard.routes.ts';
 import { MempoolStateResponse } from '../src/modules/mempool-dashboard/mempool-dashboard.schemas.ts';
@@ -74,9 +75,16 @@ function sampleState(n: number, overrides: Partial<MempoolDashboardState> = {}):
 const isState = (frame: SseFrame): frame is Extract<SseFrame, { kind: 'event' }> => frame.kind === 'event' && frame.event === 'state';
 const stateOf = (frame: SseFrame) => JSON.parse((frame as Extract<SseFrame, { kind: 'event' }>).data) as MempoolDashboardState;
 
-async function startApp(feed: MempoolFeed, options: Omit<MempoolDashboardOptions, 'feed'> = {}): Promise<{ app: FastifyInstance; base: string }> {
+/** Who may see the view is the app's decision (test/mempool-privacy.test.ts); these tests are about the routes' mechanics. */
+const letEveryoneIn = async () => {};
+
+async function startApp(feed: MempoolFeed, options: Partial<Omit<MempoolDashboardOptions, 'feed'>> = {}): Promise<{ app: FastifyInstance; base: string }> {
   const app = Fastify();
-  await app.register(mempoolDashboardRoutes({ feed, ...options }), { prefix: '/mempool' });
+  // Errors in the API's shape, as app.ts answers them (the routes' response schemas expect it).
+  app.setErrorHandler((error: FastifyError, _request, reply) =>
+    reply.status(error instanceof ApiError ? error.statusCode : 500).send({ status: 'error', message: error.message }),
+  );
+  await app.register(mempoolDashboardRoutes({ feed, authorize: letEveryoneIn, ...options }), { prefix: '/mempool' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
@@ -95,7 +103,7 @@ describe('GET /mempool/api/state', () => {
   let app: FastifyInstance;
   before(async () => {
     app = Fastify();
-    await app.register(mempoolDashboardRoutes({ feed }), { prefix: '/mempool' });
+    await app.register(mempoolDashboardRoutes({ feed, authorize: letEveryoneIn }), { prefix: '/mempool' });
     await app.ready();
   });
   after(async () => app.close());
@@ -265,6 +273,42 @@ describe('GET /mempool/api/stream', () => {
     }
   });
 
+  test('a viewer refused by `authorize` gets its error before the route runs: no state, no stream, no subscription', { timeout: 10_000 }, async () => {
+    const feed = createTestFeed();
+    feed.publish(sampleState(1));
+    const refused = new ApiError(401, 'not for you');
+    const { app, base } = await startApp(feed, { authorize: (request) => (request.headers.authorization === 'Bearer staff' ? Promise.resolve() : Promise.reject(refused)) });
+    try {
+      const state = await fetch(`${base}/mempool/api/state`);
+      assert.equal(state.status, 401);
+      assert.doesNotMatch(await state.text(), /txCount/);
+      await assert.rejects(openEventStream(`${base}/mempool/api/stream`), (error: { statusCode?: number }) => error.statusCode === 401);
+      assert.equal(feed.listenerCount(), 0);
+      assert.equal((await fetch(`${base}/mempool/api/state`, { headers: { authorization: 'Bearer staff' } })).status, 200);
+      const stream = await openEventStream(`${base}/mempool/api/stream`, { headers: { authorization: 'Bearer staff' } });
+      await stream.waitFor(isState);
+      stream.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a stream ends after maxStreamMs, so that its viewer is authorised again when it reconnects', { timeout: 10_000 }, async () => {
+    const feed = createTestFeed();
+    feed.publish(sampleState(1));
+    const { app, base } = await startApp(feed, { maxStreamMs: 300 });
+    try {
+      const started = Date.now();
+      const stream = await openEventStream(`${base}/mempool/api/stream`);
+      await stream.waitFor(isState);
+      await stream.ended;
+      assert.ok(Date.now() - started >= 250, `ended after ${Date.now() - started} ms`);
+      await eventually(() => feed.listenerCount() === 0, 'the unsubscribe');
+    } finally {
+      await app.close();
+    }
+  });
+
   test('a burst of updates is thinned to one per interval, the newest last', { timeout: 10_000 }, async () => {
     const feed = createTestFeed();
     const { app, base } = await startApp(feed, { minIntervalMs: 150 });
@@ -323,8 +367,10 @@ describe('beside the app\'s static files, as app.ts serves the built web app', (
     await writeFile(path.join(dist, 'index.html'), '<!doctype html><title>portal</title>');
     await writeFile(path.join(dist, 'mempool', 'index.html'), '<!doctype html><title>mempool</title>');
     app = Fastify();
-    await app.register(swagger, { openapi: { openapi: '3.1.0', info: { title: 't', version: '0' } } });
-    await app.register(mempoolDashboardRoutes({ feed: createTestFeed() }), { prefix: '/mempool' });
+    await app.register(swagger, {
+      openapi: { openapi: '3.1.0', info: { title: 't', version: '0' }, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } },
+    });
+    await app.register(mempoolDashboardRoutes({ feed: createTestFeed(), authorize: letEveryoneIn }), { prefix: '/mempool' });
     // The same options as registerWebApp in server/src/app.ts.
     await app.register(fastifyStatic, { root: dist, wildcard: false });
     await app.ready();

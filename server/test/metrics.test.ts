@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { App } from '../src/app.ts';
 import type { Clock } from '../src/lib/clock.ts';
-import { METRICS_TOKEN_MESSAGE } from '../src/metrics/metrics.routes.ts';
+import { METRICS_PRIVATE_MESSAGE, METRICS_TOKEN_MESSAGE } from '../src/metrics/metrics.routes.ts';
 import type { SummaryResponse } from '../src/metrics/metrics.schemas.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
@@ -276,8 +276,11 @@ for (const engine of testDatabases()) {
       await db?.close();
     });
 
-    test('without METRICS_TOKEN the scrape is open, and this app has a registry of its own', async () => {
-      const res = await scrape(t.app);
+    test('without METRICS_TOKEN the scrape takes a staff token (anonymous callers need the public mempool view on), and this app has a registry of its own', async () => {
+      const anonymous = await scrape(t.app);
+      assert.equal(anonymous.statusCode, 401);
+      assert.equal((JSON.parse(anonymous.text) as { message: string }).message, METRICS_PRIVATE_MESSAGE);
+      const res = await scrape(t.app, `Bearer ${t.tokens.viewer}`);
       assert.equal(res.statusCode, 200);
       // The other app in this process counted submissions; this one has seen none.
       assert.equal(sample(res.text, 'slipstream_submissions_total', { kind: 'tx', outcome: 'accepted' }), 0);
@@ -287,14 +290,14 @@ for (const engine of testDatabases()) {
       for (let i = 0; i < 3; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/rest-api/getinfo' })).statusCode, 200);
       const queued = t.audit.stats().queued;
       assert.ok(queued >= 3, `queued ${queued}`);
-      const text = await scrapeText(t.app);
+      const text = await scrapeText(t.app, t.tokens.viewer);
       assert.equal(sample(text, 'slipstream_audit_queue_length'), queued);
       assert.equal(t.audit.stats().queued, queued, 'the scrape was not queued for the audit trail');
       const lag = sample(text, 'slipstream_audit_write_lag_seconds')!;
       // Counted on the app's (pinned) clock from when the oldest row was queued (real time): a large positive number here, 0 once written.
       assert.ok(lag > 0, `lag ${lag}`);
       await t.audit.flush();
-      const after = await scrapeText(t.app);
+      const after = await scrapeText(t.app, t.tokens.viewer);
       assert.equal(sample(after, 'slipstream_audit_queue_length'), 0);
       assert.equal(sample(after, 'slipstream_audit_write_lag_seconds'), 0);
     });

@@ -66,6 +66,7 @@ for (const engine of testDatabases()) {
         ['maintenance_mode', 'boolean', null, null],
         ['pool_coinbase_tag', 'text', null, null],
         ['pool_payout_addresses', 'text', null, null],
+        ['public_mempool_view', 'boolean', null, null],
       ]);
       const floor = res.body.result[0]!;
       assert.deepEqual(Object.keys(floor).sort(), ['description', 'id', 'item', 'max_value', 'min_value', 'updated_at', 'value', 'value_type']);
@@ -159,6 +160,24 @@ for (const engine of testDatabases()) {
         assert.match(res.body.message, new RegExp(`Unknown field '${Object.keys(extra)[0]}'`));
       }
       assert.deepEqual(await values(), before);
+    });
+
+    test('the public mempool view is off by default; an administrator turns it on and off, each change in the setting log', async () => {
+      assert.equal(byItem.get('public_mempool_view')?.value, 'false');
+      assert.match(byItem.get('public_mempool_view')!.description, /mempool/);
+      assert.equal((await t.settings.get()).publicMempoolView, false);
+      assert.equal((await save([entry('public_mempool_view', 'on')])).body.message, "Value must be 'true' or 'false'");
+      assert.equal((await save([entry('public_mempool_view', 'true')], 'viewer')).statusCode, 403);
+      const on = await save([entry('public_mempool_view', true)]);
+      assert.equal(on.statusCode, 200, on.body.message);
+      assert.equal(on.body.result[0]!.value, 'true');
+      assert.equal((await t.settings.get()).publicMempoolView, true);
+      assert.equal((await save([entry('public_mempool_view', 'false')], 'admin2')).statusCode, 200);
+      assert.equal((await t.settings.get()).publicMempoolView, false);
+      assert.deepEqual(await logs('public_mempool_view'), [
+        { setting_id: byItem.get('public_mempool_view')!.id, item: 'public_mempool_view', username: 'root', previous_value: 'false', updated_value: 'true' },
+        { setting_id: byItem.get('public_mempool_view')!.id, item: 'public_mempool_view', username: 'Rita.Admin', previous_value: 'true', updated_value: 'false' },
+      ]);
     });
 
     test('viewers get 403 and strangers 401 on update; nothing changes', async () => {

@@ -29,7 +29,8 @@ function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-async function authenticate(request: FastifyRequest, verifier: TokenVerifier): Promise<void> {
+/** Sets request.staff from its bearer token, or throws the staff API's answer: 401 (none, or refused) or 503 (the provider cannot be asked). */
+export async function authenticate(request: FastifyRequest, verifier: TokenVerifier): Promise<void> {
   const token = bearer(request);
   if (!token) throw new ApiError(401, SIGN_IN_REQUIRED_MESSAGE);
   try {

@@ -1,10 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { MempoolViewAccess } from '../auth/mempool-view-access.ts';
 import { ApiError, ErrorResponse } from '../http/errors.ts';
 import type { MetricsService } from './metrics.service.ts';
 import { DEFAULT_SUMMARY_DAYS, PROMETHEUS_CONTENT_TYPE, ScrapeResponse, SummaryQuery, SummaryResponse } from './metrics.schemas.ts';
 
 export const METRICS_TOKEN_MESSAGE = 'The metrics need the scrape token: send it as a Bearer token.';
+/** Without METRICS_TOKEN, and with the public mempool view off: the scrape describes the private mempool. */
+export const METRICS_PRIVATE_MESSAGE = 'The metrics are private: send a staff token as a Bearer token (or set METRICS_TOKEN for the scraper).';
 
 /**
  * Compares in constant time (the digests have equal length whatever was
@@ -19,25 +22,38 @@ export function bearerMatches(expected: string, authorization: string | undefine
 
 export interface MetricsRoutesOptions {
   service: MetricsService;
-  /** When set, a scrape must send it as a Bearer token; unset, the scrape is open. */
+  /** When set, a scrape must send it as a Bearer token. */
   token: string | undefined;
+  /**
+   * Unset token: the scrape describes the private mempool, so it is for
+   * those the mempool view is open to (a staff token, or anyone when the
+   * public mempool view setting is on).
+   */
+  access: MempoolViewAccess;
 }
 
 /** GET /metrics for Prometheus. Kept out of the audit trail: every scrape would add a row. */
-export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (app, { service, token }) => {
+export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (app, { service, token, access }) => {
   app.get('/metrics', {
     config: { audit: false },
     schema: {
       tags: ['metrics'],
-      summary: 'Prometheus metrics (text format); needs the scrape token as a Bearer token when METRICS_TOKEN is set',
-      // Open, or the scrape token (the document is the same whatever this server's configuration).
+      summary: 'Prometheus metrics (text format): the scrape token as a Bearer token when METRICS_TOKEN is set; otherwise a staff token, or nothing when the public mempool view setting is on',
+      // The scrape token, a staff token, or none (the document is the same whatever this server's configuration).
       security: [{}, { bearer: [] }],
       response: { 200: { description: 'Prometheus text format', content: { [PROMETHEUS_CONTENT_TYPE]: { schema: ScrapeResponse } } }, 401: ErrorResponse, 503: ErrorResponse },
     },
     onRequest: async (request, reply) => {
-      if (token === undefined || bearerMatches(token, request.headers.authorization)) return;
-      void reply.header('www-authenticate', 'Bearer realm="metrics"');
-      throw new ApiError(401, METRICS_TOKEN_MESSAGE);
+      try {
+        if (token !== undefined) {
+          if (!bearerMatches(token, request.headers.authorization)) throw new ApiError(401, METRICS_TOKEN_MESSAGE);
+        } else {
+          await access.require(request, METRICS_PRIVATE_MESSAGE);
+        }
+      } catch (error) {
+        if (error instanceof ApiError && error.statusCode === 401) void reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw error;
+      }
     },
   }, async (_request, reply) => reply.type(service.contentType).send(await service.scrape()));
 };

@@ -45,10 +45,10 @@ function parseFrame(block: string): SseFrame | null {
 }
 
 /** Opens an event stream; rejects when the server answers anything but 200 text/event-stream, with the status and body. */
-export function openEventStream(url: string): Promise<SseConnection> {
+export function openEventStream(url: string, options: { headers?: Record<string, string> } = {}): Promise<SseConnection> {
   return new Promise((resolve, reject) => {
     let request: ClientRequest | undefined = undefined;
-    request = get(url, { headers: { accept: 'text/event-stream' } }, (response) => {
+    request = get(url, { headers: { accept: 'text/event-stream', ...options.headers } }, (response) => {
       if (response.statusCode !== 200) {
         let body = '';
         response.setEncoding('utf8');

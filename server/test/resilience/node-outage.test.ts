@@ -69,7 +69,7 @@ interface Answer {
 interface HealthSample {
   at: number;
   status: number;
-  body: HealthResponse;
+  body: Required<HealthResponse>;
 }
 
 /** One engine's app through the outage. */
@@ -107,8 +107,10 @@ describe('the node stopped for a minute under steady submissions, then restarted
       const run: Run = { engine, db: await engine.open(), app: undefined, txs: pool.slice(i * TXS_PER_RUN, (i + 1) * TXS_PER_RUN), answers: [], samples: [] };
       runs.push(run);
       run.app = await startTestApp(node, run.db, { mempool: { consistency: 'latest' }, jobs: { runner: { pollMs: 200 } } });
+      // This monitor reads the health checks without a staff token: the public mempool view opens them to it.
+      await run.app.setSetting('public_mempool_view', 'true');
     }
-    const health = (run: Run) => get<HealthResponse>(run.app!.app, '/rest-api/health');
+    const health = (run: Run) => get<Required<HealthResponse>>(run.app!.app, '/rest-api/health');
     await Promise.all(runs.map((run) => until(async () => (await health(run)).statusCode === 200, async () => JSON.stringify((await health(run)).body))));
 
     let stop = false;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { MempoolViewAccess } from '../../auth/mempool-view-access.ts';
 import { HealthResponse } from './health.schemas.ts';
 import type { HealthService } from './health.service.ts';
 
@@ -6,18 +7,25 @@ import type { HealthService } from './health.service.ts';
  * GET /health for load balancers and uptime monitors: public and not rate
  * limited (a monitor polls it every few seconds from one address), and kept
  * out of the audit trail like the metrics scrape (a row per poll, and
- * nobody's action).
+ * nobody's action). Everyone gets the status and its code; the checks
+ * describe the private mempool, so only those the mempool view is open to
+ * get them (`access`: signed-in staff, or everyone when it is public).
  */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ service: HealthService }> = async (app, { service }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ service: HealthService; access: MempoolViewAccess }> = async (app, { service, access }) => {
   app.get('/health', {
     config: { audit: false },
     schema: {
       tags: ['health'],
       summary: 'Whether this server can take submissions: the node, the database and the mempool projection',
+      // Anyone for the status; the checks with a staff token (or for anyone when the public mempool view is on).
+      security: [{}, { bearer: [] }],
       response: { 200: HealthResponse, 503: HealthResponse },
     },
-  }, async (_request, reply) => {
-    const report = await service.check();
-    return reply.status(report.status === 'ok' ? 200 : 503).header('cache-control', 'no-store').send(report);
+  }, async (request, reply) => {
+    const [report, detailed] = await Promise.all([service.check(), access.allows(request)]);
+    return reply
+      .status(report.status === 'ok' ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(detailed ? report : { status: report.status });
   });
 };

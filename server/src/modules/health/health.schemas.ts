@@ -3,8 +3,10 @@ import { Type, type Static } from 'typebox';
 /**
  * GET /rest-api/health: what a load balancer or an uptime monitor asks. The
  * same shape answers 200 (`ok`) and 503 (`degraded`); the checks say which
- * part is failing. Errors are short fixed phrases: the endpoint is public, so
- * no host names, ports or driver messages reach it (the logs have those).
+ * part is failing, for staff (the status alone for anyone else). Errors are
+ * short fixed phrases: the details may be public (the public mempool view
+ * setting), so no host names, ports or driver messages reach them (the logs
+ * have those).
  */
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -38,8 +40,27 @@ export const JobsCheck = Type.Object({
 });
 export type JobsCheck = Static<typeof JobsCheck>;
 
+const HealthStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
+  description: 'ok (HTTP 200) when the node, the database and the mempool projection are ok; degraded (HTTP 503) otherwise',
+});
+
+export const HealthChecks = Type.Object({ node: NodeCheck, database: DatabaseCheck, mempool: MempoolCheck, jobs: JobsCheck });
+
+/** The whole report, as the service makes it. */
+export const HealthReport = Type.Object({ status: HealthStatus, checks: HealthChecks });
+export type HealthReport = Static<typeof HealthReport>;
+
+/**
+ * What a caller gets: the status for everyone (a load balancer needs no
+ * more), the checks only for signed-in staff or when the public mempool view
+ * setting is on, as they describe the private mempool (its size, the node's lag).
+ */
 export const HealthResponse = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], { description: 'ok (HTTP 200) when the node, the database and the mempool projection are ok; degraded (HTTP 503) otherwise' }),
-  checks: Type.Object({ node: NodeCheck, database: DatabaseCheck, mempool: MempoolCheck, jobs: JobsCheck }),
+  status: HealthStatus,
+  checks: Type.Optional(
+    Type.Object(HealthChecks.properties, {
+      description: 'Only with a staff Bearer token, or for everyone when the public mempool view setting is on',
+    }),
+  ),
 });
 export type HealthResponse = Static<typeof HealthResponse>;

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { MempoolReader } from '../../mempool/mempool-engine.ts';
 import { ping, waitingJobs } from './health.repository.ts';
-import type { DatabaseCheck, HealthResponse, JobsCheck, MempoolCheck, NodeCheck } from './health.schemas.ts';
+import type { DatabaseCheck, HealthReport, JobsCheck, MempoolCheck, NodeCheck } from './health.schemas.ts';
 
 /**
  * The portal's health for load balancers and monitors: degraded when the
@@ -27,7 +27,7 @@ export interface HealthServiceDeps {
 }
 
 export interface HealthService {
-  check(): Promise<HealthResponse>;
+  check(): Promise<HealthReport>;
 }
 
 export const DEFAULT_NODE_SILENT_MS = 5_000;
@@ -52,7 +52,7 @@ export function createHealthService(deps: HealthServiceDeps): HealthService {
   // A monitor polling a failing database would log the same line every few seconds: say it when it changes.
   let lastDatabaseProblem: string | undefined;
   // Concurrent checks share one: however often the endpoint is called, at most one probe is on the database.
-  let inFlight: Promise<HealthResponse> | undefined;
+  let inFlight: Promise<HealthReport> | undefined;
 
   function nodeCheck(nowMs: number): NodeCheck {
     const health = mempool.health();
@@ -97,7 +97,7 @@ export function createHealthService(deps: HealthServiceDeps): HealthService {
     };
   }
 
-  async function run(): Promise<HealthResponse> {
+  async function run(): Promise<HealthReport> {
     const { database, jobs } = await databaseChecks();
     // Read after the database's answer, so the node's state is as fresh as the response.
     const node = nodeCheck(clock.now().getTime());

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../http/errors.ts';
@@ -12,23 +13,32 @@ import { createStateStreams } from './state-stream.ts';
  * `/mempool`; the page itself is web/dist/mempool/index.html, served by the
  * app's static files.
  *
- * Public on purpose, like the page: the staff dashboard embeds it, but it also
- * works on its own, and it shows nothing the pool does not already show the
- * world (its mempool as the next blocks it would mine, and blocks already on
- * the chain). No sign-in, and no per-request rate limit: the state is computed
- * by the engine anyway, and a read serialises one small object. What a stranger
- * could exhaust is sockets, so open streams are capped, in all and per address.
- * Not in the audit trail either, which records /rest-api calls.
+ * The pool's mempool is private until mined (SPEC.md section 1), and these
+ * aggregates of it too: `authorize` decides, before anything is read or a
+ * stream opens (auth/mempool-view-access.ts: signed-in staff, or everyone
+ * when the public mempool view setting is on). The page is static and
+ * public; it sends the staff token it finds as a Bearer header, never in a
+ * URL. An open stream is checked once, when it opens, so streams end after
+ * `maxStreamMs`: the page reconnects with the token it holds then, and a
+ * token that expired or a view made private takes effect within that time.
+ * No per-request rate limit: the state is computed by the engine anyway,
+ * and a read serialises one small object. What a stranger could exhaust is
+ * sockets, so open streams are capped, in all and per address. Not in the
+ * audit trail either, which records /rest-api calls.
  */
 
 export interface MempoolDashboardOptions {
   feed: MempoolFeed;
+  /** Throws (an ApiError: 401, 503) when the request may not see the view; runs on onRequest, before the route. */
+  authorize: (request: FastifyRequest) => Promise<void>;
   /** Default 15 s. */
   heartbeatMs?: number;
   /** Updates closer together than this are thinned to the newest; default 1 s (0: send every one). */
   minIntervalMs?: number;
   /** The browser's reconnection delay after a dropped stream; default 3 s. */
   retryMs?: number;
+  /** A stream ends after this long, so that its viewer is checked again when it reconnects; default 5 min. */
+  maxStreamMs?: number;
   /** Default 1,000 open streams in all. */
   maxStreams?: number;
   /** Default 16 open streams per client address (one per open dashboard tab; a whole office may share an address). */
@@ -37,11 +47,14 @@ export interface MempoolDashboardOptions {
 
 export const NO_STATE_YET_MESSAGE = 'The mempool view is not ready yet: the first projection is still being computed. Please try again shortly.';
 
+// A staff token, or none when the public mempool view setting is on (the document is the same whatever the setting).
+const security: Array<Record<string, string[]>> = [{ bearer: [] }, {}];
+
 const StreamResponse = {
   description:
     'Server-Sent Events: `event: state` with the state as one JSON data line (the shape of GET /mempool/api/state), ' +
     'the current state at once when there is one, then each update (at most one a second, the newest); ' +
-    'a comment line every 15 s keeps the stream open.',
+    'a comment line every 15 s keeps the stream open; the stream ends after 5 minutes (reconnect, sending the token again).',
   content: { 'text/event-stream': { schema: Type.String() } },
 };
 
@@ -53,6 +66,7 @@ export function mempoolDashboardRoutes(options: MempoolDashboardOptions): Fastif
       heartbeatMs: options.heartbeatMs ?? 15_000,
       minIntervalMs: options.minIntervalMs ?? 1_000,
       retryMs: options.retryMs ?? 3_000,
+      maxStreamMs: options.maxStreamMs ?? 300_000,
       maxStreams: options.maxStreams ?? 1_000,
       maxStreamsPerIp: options.maxStreamsPerIp ?? 16,
       log: app.log,
@@ -72,10 +86,12 @@ export function mempoolDashboardRoutes(options: MempoolDashboardOptions): Fastif
     }
 
     app.get('/api/state', {
+      onRequest: (request) => options.authorize(request),
       schema: {
         tags: ['mempool'],
         summary: 'The /mempool/ dashboard: projected blocks, fee histogram, recent blocks, the pool\'s share',
-        response: { 200: MempoolStateResponse, 503: ErrorResponse },
+        security,
+        response: { 200: MempoolStateResponse, 401: ErrorResponse, 503: ErrorResponse },
       },
     }, async (_request, reply) => {
       const state = feed.current();
@@ -85,10 +101,12 @@ export function mempoolDashboardRoutes(options: MempoolDashboardOptions): Fastif
     });
 
     app.get('/api/stream', {
+      onRequest: (request) => options.authorize(request),
       schema: {
         tags: ['mempool'],
         summary: 'The /mempool/ dashboard, live: Server-Sent Events of every new state',
-        response: { 200: StreamResponse, 429: ErrorResponse, 503: ErrorResponse },
+        security,
+        response: { 200: StreamResponse, 401: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
       },
     }, (request, reply) => {
       const refusal = streams.refusal(request.ip);

@@ -24,6 +24,8 @@ export interface StateStreamOptions {
   minIntervalMs: number;
   /** The reconnection delay the browser's EventSource is told to use (the `retry:` field). */
   retryMs: number;
+  /** Each stream ends after this long; the viewer reconnects and is authorised again (0: never). */
+  maxStreamMs?: number;
   /** Open streams each hold a socket; past these caps new ones are refused. */
   maxStreams: number;
   maxStreamsPerIp: number;
@@ -193,7 +195,16 @@ export function createStateStreams(options: StateStreamOptions): StateStreams {
       }
 
       const client: Client = { res, ip, lastSent: null, pending: null };
-      res.on('close', () => detach(client));
+      // Access was checked when the stream opened: ending it now and then has the viewer checked again when it reconnects.
+      const expiry = options.maxStreamMs ? setTimeout(() => {
+        detach(client);
+        res.end();
+      }, options.maxStreamMs) : undefined;
+      expiry?.unref();
+      res.on('close', () => {
+        clearTimeout(expiry);
+        detach(client);
+      });
       res.on('drain', () => {
         const pending = client.pending;
         client.pending = null;

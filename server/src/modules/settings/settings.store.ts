@@ -17,6 +17,8 @@ export interface PortalSettings {
   poolCoinbaseTag: string;
   /** Addresses the pool's coinbases pay (the comma-separated setting, trimmed, blanks dropped). */
   poolPayoutAddresses: string[];
+  /** Anyone may see the private mempool's aggregates (the /mempool/ view, health details, metrics); off: staff only. */
+  publicMempoolView: boolean;
 }
 
 export interface SettingsStore {
@@ -45,6 +47,7 @@ export function parsePortalSettings(rows: SettingRow[]): PortalSettings {
     companyUrl: map.get('company_url') ?? '',
     poolCoinbaseTag: (map.get('pool_coinbase_tag') ?? '').trim(),
     poolPayoutAddresses: (map.get('pool_payout_addresses') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
+    publicMempoolView: map.get('public_mempool_view') === 'true',
   };
 }
 
