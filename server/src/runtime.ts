@@ -209,7 +209,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       records,
       staff: {
         verifier: routeByIssuer(localIssuer, identity.verifier),
-        login: createLocalLoginService({ db, issuer: localIssuer, clock: systemClock }),
+        login: createLocalLoginService({ db, issuer: localIssuer, clock: systemClock, metrics, log: logger }),
         signIn: { issuer: identity.issuer, clientId: config.identity.clientId },
       },
       network,

@@ -11,9 +11,10 @@ import { freePort } from '../src/bitcoin/node-launcher.ts';
 import { startDevIdentityProvider, type DevIdentityProvider } from '../src/auth/dev-identity-provider.ts';
 import { createLocalIssuer, LOCAL_ISSUER, routeByIssuer } from '../src/auth/local-issuer.ts';
 import { createLocalLoginService, LOGIN_FAILED_MESSAGE } from '../src/auth/local-login.service.ts';
+import { LOGIN_THROTTLE } from '../src/auth/login-throttle.ts';
 import { LOGIN_ATTEMPTS_PER_MINUTE } from '../src/auth/login.routes.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { LOCKOUT_AFTER_FAILURES, saveAccount } from '../src/auth/staff-accounts.repository.ts';
+import { saveAccount } from '../src/auth/staff-accounts.repository.ts';
 import { createTokenVerifier } from '../src/auth/token-verifier.ts';
 import { lockPgliteDir } from '../src/db/pglite-lock.ts';
 import { systemClock } from '../src/lib/clock.ts';
@@ -21,7 +22,7 @@ import { signIn } from './helpers/oidc-login.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
 
-/** Local staff accounts: sign-in, lockout, tokens on the same verification path as the provider's. */
+/** Local staff accounts: sign-in, throttling, tokens on the same verification path as the provider's. */
 
 const CLIENT_ID = 'slipstream-portal';
 const REDIRECT = 'http://127.0.0.1:8080/login/callback';
@@ -91,11 +92,23 @@ for (const engine of testDatabases()) {
       assert.equal(unknown.json<{ message: string }>().message, LOGIN_FAILED_MESSAGE);
     });
 
-    test(`${LOCKOUT_AFTER_FAILURES} failures lock the account: even the right password is refused then`, async () => {
-      for (let i = 0; i < LOCKOUT_AFTER_FAILURES; i++) assert.equal((await login('victim', 'guess')).statusCode, 401);
-      const right = await login('victim', PASSWORD);
-      assert.equal(right.statusCode, 401);
-      assert.equal(right.json<{ message: string }>().message, LOGIN_FAILED_MESSAGE);
+    test('failures from one address slow that address only (429 with Retry-After), never lock the owner out', async () => {
+      const attacker = '127.0.6.66';
+      for (let i = 0; i < LOGIN_THROTTLE.freeFailures; i++) assert.equal((await login('victim', 'guess', attacker)).statusCode, 401);
+      // That address now waits before its next attempt is even checked: the right password is refused too.
+      const throttled = await login('victim', PASSWORD, attacker);
+      assert.equal(throttled.statusCode, 429);
+      assert.equal(throttled.headers['retry-after'], String(LOGIN_THROTTLE.firstDelaySeconds));
+      assert.match(throttled.json<{ message: string }>().message, /^Too many failed sign-ins/);
+      // An unknown username from that address gets the same treatment, so the answer says nothing about accounts.
+      for (let i = 0; i < LOGIN_THROTTLE.freeFailures; i++) assert.equal((await login('no-such-user', 'guess', '127.0.6.67')).statusCode, 401);
+      const unknown = await login('no-such-user', PASSWORD, '127.0.6.67');
+      assert.equal(unknown.statusCode, 429);
+      assert.equal(unknown.headers['retry-after'], throttled.headers['retry-after']);
+      // The owner, anywhere else, signs in at once.
+      const owner = await login('victim', PASSWORD, '127.0.6.7');
+      assert.equal(owner.statusCode, 200);
+      assert.equal((await me(owner.json<{ token: string }>().token)).statusCode, 200);
     });
 
     test(`one IP gets ${LOGIN_ATTEMPTS_PER_MINUTE} attempts a minute, then 429 with Retry-After`, async () => {

@@ -1,30 +1,36 @@
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { LocalIssuer } from './local-issuer.ts';
+import { createLoginThrottle, type LoginMetrics } from './login-throttle.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
-import { findAccount, recordFailedLogin, recordSuccessfulLogin } from './staff-accounts.repository.ts';
+import { findAccount } from './staff-accounts.repository.ts';
 
 /**
  * Sign-in with a local staff account. Every failure (unknown user, wrong
- * password, locked account) gets the same message and takes the same time, so
- * the answer tells an attacker nothing about which accounts exist.
+ * password) gets the same message and takes the same time, so the answer
+ * tells an attacker nothing about which accounts exist. Failures slow down
+ * the address they come from, on that username only (login-throttle.ts):
+ * nobody can lock the owner out.
  */
 export const LOGIN_FAILED_MESSAGE = 'Invalid username or password.';
 
-export function createLocalLoginService(deps: { db: Queryable; issuer: LocalIssuer; clock: Clock }) {
-  const { db, issuer, clock } = deps;
+export function createLocalLoginService(deps: { db: Queryable; issuer: LocalIssuer; clock: Clock; metrics?: LoginMetrics; log?: Logger }) {
+  const { db, issuer } = deps;
+  const throttle = createLoginThrottle(deps);
   return {
-    async login(username: string, password: string): Promise<{ token: string }> {
-      const account = await findAccount(db, username.trim());
+    /** `clientAddress`: the request's client (request.ip, behind TRUST_PROXY). Throws LoginThrottledError (429) while it must wait. */
+    async login(username: string, password: string, clientAddress: string): Promise<{ token: string }> {
+      const name = username.trim();
+      await throttle.admit(name, clientAddress);
+      const account = await findAccount(db, name);
       const matches = await verifyPassword(password, account?.password_hash ?? (await decoyHash()));
-      if (!account) throw new ApiError(401, LOGIN_FAILED_MESSAGE);
-      const locked = account.locked_until !== null && account.locked_until > clock.now();
-      if (!matches || locked) {
-        if (!locked) await recordFailedLogin(db, account.username);
+      if (!account || !matches) {
+        await throttle.failed(name, clientAddress);
         throw new ApiError(401, LOGIN_FAILED_MESSAGE);
       }
-      await recordSuccessfulLogin(db, account.username);
+      await throttle.succeeded(name, clientAddress);
       return { token: await issuer.issue({ username: account.username, isAdmin: account.is_admin }) };
     },
   };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../http/errors.ts';
 import type { LocalLoginService } from './local-login.service.ts';
+import { LoginThrottledError } from './login-throttle.ts';
 
 /** Sign-in attempts per IP per minute, tighter than the other public endpoints. */
 export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
@@ -25,5 +26,13 @@ export const loginRoutes: FastifyPluginAsyncTypebox<{ service: LocalLoginService
       body: LoginBody,
       response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 429: ErrorResponse },
     },
-  }, (request) => service.login(request.body.username, request.body.password));
+  }, async (request, reply) => {
+    try {
+      return await service.login(request.body.username, request.body.password, request.ip);
+    } catch (error) {
+      // RFC 9110 section 10.2.3: when this address may try again on this username.
+      if (error instanceof LoginThrottledError) void reply.header('retry-after', String(error.retryAfterSeconds));
+      throw error;
+    }
+  });
 };

@@ -49,10 +49,7 @@ async function main(): Promise<void> {
       return { password, generated: !values['password-stdin'] };
     };
     if (command === 'list') {
-      for (const account of await listAccounts(db)) {
-        const locked = account.locked_until && account.locked_until > new Date() ? `  (locked until ${account.locked_until.toISOString()})` : '';
-        console.log(`${account.username}\t${account.is_admin ? 'admin' : 'viewer'}${locked}`);
-      }
+      for (const account of await listAccounts(db)) console.log(`${account.username}\t${account.is_admin ? 'admin' : 'viewer'}`);
     } else if (command === 'remove') {
       console.log((await removeAccount(db, name!)) ? `removed ${name}` : `no account named ${name}`);
     } else {

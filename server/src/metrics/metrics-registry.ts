@@ -41,7 +41,16 @@ export interface Metrics {
   readonly auditWriteLag: Gauge;
   readonly auditQueueLength: Gauge;
   readonly scrapeErrors: Counter<'source'>;
+  readonly loginFailures: Counter<'reason'>;
+  readonly loginFailureBursts: Counter;
 }
+
+/**
+ * Why a local sign-in was refused: `invalid_credentials` (an unknown username
+ * or a wrong password, one reason so that the metric tells no more than the
+ * answer does) or `throttled` (the address waits after failures, unchecked).
+ */
+export const LOGIN_FAILURE_REASONS = ['invalid_credentials', 'throttled'] as const;
 
 /** Request latencies from 5 ms (a cached read) to 30 s (the RPC timeout's default). */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -60,6 +69,13 @@ export function createMetrics(): Metrics {
   });
   // Every combination exists from the start, so rate() and alerts see a 0 rather than no series.
   for (const kind of SUBMISSION_KINDS) for (const outcome of SUBMISSION_OUTCOMES) submissions.inc({ kind, outcome }, 0);
+  const loginFailures = new Counter({
+    name: 'slipstream_login_failures_total',
+    help: 'Local staff sign-ins refused, by reason: invalid_credentials (unknown username or wrong password), throttled (the address must wait after failures)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const reason of LOGIN_FAILURE_REASONS) loginFailures.inc({ reason }, 0);
   return {
     registry,
     submissions,
@@ -113,6 +129,12 @@ export function createMetrics(): Metrics {
       name: 'slipstream_metrics_scrape_errors_total',
       help: 'Scrape-time readings that failed (their gauges keep the last value); the reason is in the log',
       labelNames: ['source'] as const,
+      registers,
+    }),
+    loginFailures,
+    loginFailureBursts: new Counter({
+      name: 'slipstream_login_failure_bursts_total',
+      help: 'Bursts of failed local sign-ins on one username (20 within 5 minutes, from any addresses); each is logged once as a warning naming the username and addresses',
       registers,
     }),
   };
