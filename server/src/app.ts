@@ -8,7 +8,7 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AuditWriter } from './audit/audit-writer.ts';
-import { registerAuditHooks } from './audit/audit.hooks.ts';
+import { auditRefusedBeforeRouting, registerAuditHooks } from './audit/audit.hooks.ts';
 import { createMempoolViewAccess } from './auth/mempool-view-access.ts';
 import { staffScope } from './auth/staff-scope.ts';
 import { staffMeRoutes } from './auth/staff.routes.ts';
@@ -114,7 +114,10 @@ export async function buildApp(deps: AppDeps) {
     // A URL Fastify cannot decode (`/rest-api/client/update/%zz`) is answered before any hook runs: in the API's error shape, with the security headers.
     frameworkErrors: (error, request, reply) => {
       securityHeaders.apply(request, reply);
-      void (reply as FastifyReply).status(400).send({ status: 'error', message: error.code === 'FST_ERR_BAD_URL' ? 'The address is not a valid URL.' : error.message });
+      const body = { status: 'error', message: error.code === 'FST_ERR_BAD_URL' ? 'The address is not a valid URL.' : error.message };
+      void (reply as FastifyReply).status(400).send(body);
+      // No hook runs for these: the audit trail is told directly.
+      auditRefusedBeforeRouting(deps.audit, request, reply, JSON.stringify(body), options.auditPayloadMaxChars);
     },
     // Requests Node's HTTP parser refuses (headers too large, not HTTP) never reach Fastify: answered on the socket, in the same shape and headers.
     clientErrorHandler: createClientErrorHandler(securityHeaders),

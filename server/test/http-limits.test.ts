@@ -69,13 +69,13 @@ for (const engine of testDatabases()) {
       assert.equal((await hit('127.0.0.10')).statusCode, 400);
     });
 
-    test('the audit trail marks the portal\'s own web app Internal and records failures with their message', async () => {
+    test('the audit trail records failures with their message; the web app\'s header alone makes a request External, not Internal', async () => {
       await t.app.inject({ method: 'POST', url: '/rest-api/submit-tx', payload: { tx_hex: 'zz', client_code: 'WEB-1' }, headers: { 'x-portal-client': 'web' }, remoteAddress: '127.0.0.11' });
       await t.audit.flush();
       const { rows } = await db.query<{ source_type: string; is_success: boolean; error_message: string; ip_address: string }>(
         "SELECT source_type, is_success, error_message, ip_address FROM audit_logs WHERE client_code = 'WEB-1'",
       );
-      assert.deepEqual(rows, [{ source_type: 'Internal', is_success: false, error_message: 'Transaction hex contains characters that are not hexadecimal.', ip_address: '127.0.0.11' }]);
+      assert.deepEqual(rows, [{ source_type: 'External', is_success: false, error_message: 'Transaction hex contains characters that are not hexadecimal.', ip_address: '127.0.0.11' }]);
     });
 
     test('a graceful shutdown writes every queued audit row', async () => {

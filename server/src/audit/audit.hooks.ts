@@ -1,16 +1,20 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditWriter } from './audit-writer.ts';
+import { auditEndpoint, firstCodePoints, unroutedEndpoint } from './audit-endpoint.ts';
 import { auditPayload, auditResponsePayload } from './audit-payload.ts';
 
 /**
- * Every /rest-api request lands in the audit trail. Hooks sit on the root
- * instance so that requests refused before routing (bad JSON, too large, rate
- * limited) are recorded too.
+ * Every /rest-api request lands in the audit trail, decided by the route it
+ * reached rather than the URL's text (audit-endpoint.ts). Hooks sit on the
+ * root instance so that requests refused before their handler ran (bad JSON,
+ * too large, rate limited, 401/403 from the staff scope, 404) are recorded too.
  */
 
 declare module 'fastify' {
   interface FastifyRequest {
     auditStartedAt?: bigint;
+    /** The endpoint the request is audited under: its route's pattern, or the decoded path of one no API route took. */
+    auditEndpoint?: string;
     auditResponse?: string;
   }
   interface FastifyContextConfig {
@@ -20,15 +24,14 @@ declare module 'fastify' {
 }
 
 /**
- * The portal's own web app marks its calls; staff calls carry a token the
- * staff scope has verified (a token merely sent does not count). Anything
- * else is External. The web app's mark is a classification for the audit
- * trail, not a permission.
+ * Internal: a staff request whose token the staff scope verified (a token
+ * merely sent, or sent to a public route, does not count). Everything else
+ * is External, whatever it says about itself: the web app's
+ * `x-portal-client: web` header is one anybody can send, so it classifies
+ * nothing.
  */
-export const PORTAL_CLIENT_HEADER = 'x-portal-client';
-
 function sourceType(request: FastifyRequest): 'Internal' | 'External' {
-  return request.headers[PORTAL_CLIENT_HEADER] === 'web' || request.staff !== undefined ? 'Internal' : 'External';
+  return request.staff !== undefined ? 'Internal' : 'External';
 }
 
 /**
@@ -45,17 +48,6 @@ function clientCode(request: FastifyRequest): string | null {
   return code && code.trim() !== '' ? firstCodePoints(code.trim(), 64) : null;
 }
 
-/**
- * The first `n` code points, as the schemas count a client code's 64
- * (ajv counts code points): a UTF-16 slice could end on half an emoji,
- * which the database would store as U+FFFD.
- */
-function firstCodePoints(text: string, n: number): string {
-  let end = 0;
-  for (let count = 0; count < n && end < text.length; count++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
-  return text.slice(0, end);
-}
-
 function errorMessage(statusCode: number, payload: string | undefined): string | null {
   if (statusCode < 400 && !payload?.startsWith('{"status":"error"')) return null;
   try {
@@ -68,10 +60,12 @@ function errorMessage(statusCode: number, payload: string | undefined): string |
 }
 
 export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, maxChars: number): void {
-  const audited = (request: FastifyRequest) => request.url.startsWith('/rest-api/') && request.routeOptions.config?.audit !== false;
-
+  // onRequest runs after routing: the route (or the not-found handler) is known.
   app.addHook('onRequest', async (request) => {
-    if (audited(request)) request.auditStartedAt = process.hrtime.bigint();
+    const endpoint = auditEndpoint(request);
+    if (endpoint === undefined) return;
+    request.auditEndpoint = endpoint;
+    request.auditStartedAt = process.hrtime.bigint();
   });
 
   app.addHook('onSend', async (request, _reply, payload) => {
@@ -80,12 +74,12 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    if (request.auditStartedAt === undefined) return;
+    if (request.auditStartedAt === undefined || request.auditEndpoint === undefined) return;
     const elapsedMs = Number(process.hrtime.bigint() - request.auditStartedAt) / 1e6;
     const error = errorMessage(reply.statusCode, request.auditResponse);
     writer.push({
       ipAddress: request.ip,
-      endpoint: request.url.split('?')[0]!.slice(0, 512),
+      endpoint: request.auditEndpoint,
       httpMethod: request.method,
       clientCode: clientCode(request),
       requestAt: new Date(Date.now() - elapsedMs),
@@ -96,5 +90,38 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       sourceType: sourceType(request),
       isSuccess: error === null,
     });
+  });
+}
+
+/**
+ * A request the router refuses (a path it cannot decode, a parameter over its
+ * length limit) is answered by Fastify's frameworkErrors before any hook runs.
+ * app.ts calls this as it answers, so that such a request under /rest-api is
+ * recorded like every other, under its path as sent. No route was reached,
+ * so no token was checked: it is External.
+ */
+export function auditRefusedBeforeRouting(
+  writer: AuditWriter,
+  request: Pick<FastifyRequest, 'url' | 'ip' | 'method'>,
+  reply: Pick<FastifyReply, 'statusCode' | 'elapsedTime'>,
+  response: string,
+  maxChars: number,
+): void {
+  const endpoint = unroutedEndpoint(request.url);
+  if (endpoint === undefined) return;
+  const error = errorMessage(reply.statusCode, response);
+  const elapsedMs = reply.elapsedTime;
+  writer.push({
+    ipAddress: request.ip,
+    endpoint,
+    httpMethod: request.method,
+    clientCode: null,
+    requestAt: new Date(Date.now() - elapsedMs),
+    requestPayload: null,
+    responsePayload: auditResponsePayload(response, maxChars),
+    responseTimeMs: elapsedMs,
+    errorMessage: error,
+    sourceType: 'External',
+    isSuccess: error === null,
   });
 }

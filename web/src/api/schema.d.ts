@@ -1088,7 +1088,7 @@ export interface paths {
                     method?: "All" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
                     /** @description true: successful requests only; false: failed only; absent: both */
                     is_success?: boolean;
-                    /** @description Internal: the portal's web app and signed-in staff; External: everyone else; absent: both */
+                    /** @description Internal: signed-in staff whose token the portal verified; External: everyone else; absent: both */
                     source_type?: "Internal" | "External";
                 };
                 header?: never;

@@ -28,7 +28,7 @@ export const AuditListQuery = Type.Object(
       Type.Enum(['All', ...HTTP_METHODS], { description: "HTTP method; 'All' or absent means any" }),
     ),
     is_success: Type.Optional(Type.Boolean({ description: 'true: successful requests only; false: failed only; absent: both' })),
-    source_type: Type.Optional(SourceType({ description: "Internal: the portal's web app and signed-in staff; External: everyone else; absent: both" })),
+    source_type: Type.Optional(SourceType({ description: 'Internal: signed-in staff whose token the portal verified; External: everyone else; absent: both' })),
   },
   { additionalProperties: false },
 );
