@@ -24,6 +24,7 @@ import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
 import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, type HttpTimeouts } from './http/http-timeouts.ts';
 import { createPublicRateLimit, publicScope } from './http/public-scope.ts';
+import { withRequestLogSerializer } from './http/request-log.ts';
 import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
 import type { Clock } from './lib/clock.ts';
@@ -106,7 +107,8 @@ export async function buildApp(deps: AppDeps) {
   const app = Fastify({
     // A request trickled in a byte at a time is cut off (http/http-timeouts.ts).
     ...serverTimeoutOptions(options.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS),
-    logger: options.logger ?? false,
+    // Request lines log the path without its query string (http/request-log.ts).
+    logger: withRequestLogSerializer(options.logger),
     // A hop count as Fastify reads one (its typings only name the other forms).
     trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : options.trustProxy,
     // Refuse unknown fields rather than silently dropping them (no mass assignment).

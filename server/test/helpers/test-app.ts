@@ -70,6 +70,8 @@ export interface TestAppOptions {
   trustProxy?: AppDeps['options']['trustProxy'];
   /** Origins allowed to call the API cross-origin (CORS_ORIGINS); default none. */
   corsOrigins?: string[];
+  /** Fastify's logger options, e.g. a level and a stream to read the request log from; default no log. */
+  logger?: AppDeps['options']['logger'];
   /** The HTTP server's timeouts (HTTP_REQUEST_TIMEOUT_MS and the others); the production defaults without. */
   httpTimeouts?: AppDeps['options']['httpTimeouts'];
   /**
@@ -117,6 +119,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
       auditPayloadMaxChars: 4096,
       ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
       ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
     },
   });
