@@ -100,7 +100,8 @@ describe('security headers on every response', () => {
       ['a missing asset', { method: 'GET', url: '/assets/no-such-file.js' }, [200, 404]],
       ['/mempool (redirect)', { method: 'GET', url: '/mempool' }, 301],
       ['/mempool/', { method: 'GET', url: '/mempool/' }, 200],
-      ['/mempool/api/state', { method: 'GET', url: '/mempool/api/state' }, [200, 503]],
+      ['/mempool/api/state (private: no token)', { method: 'GET', url: '/mempool/api/state' }, 401],
+      ['/mempool/api/state', { method: 'GET', url: '/mempool/api/state', headers: { authorization: `Bearer ${t.tokens.viewer}` } }, [200, 503]],
       ['/swagger-ui', { method: 'GET', url: '/swagger-ui' }, [200, 302], { swagger: true }],
       ['/swagger-ui/', { method: 'GET', url: '/swagger-ui/' }, [200, 302], { swagger: true }],
       ['/swagger-ui/static/index.html', { method: 'GET', url: '/swagger-ui/static/index.html' }, [200, 302], { swagger: true }],
@@ -134,12 +135,17 @@ describe('security headers on every response', () => {
   });
 
   test('over real HTTP too, the /mempool/ live stream included (it bypasses the usual reply path)', async () => {
+    const staff = { authorization: `Bearer ${t.tokens.viewer}` };
     for (const path of ['/', '/rest-api/auth-config', '/mempool/', '/mempool/api/stream']) {
-      const res = await headOf(port, path);
+      const res = await headOf(port, path, staff);
       assert.ok(res.status < 500, `${path}: HTTP ${res.status}`);
       assertSecurityHeaders(res.headers, `HTTP ${path}`);
     }
-    assert.match(String((await headOf(port, '/mempool/api/stream')).headers['content-type']), /^text\/event-stream/);
+    assert.match(String((await headOf(port, '/mempool/api/stream', staff)).headers['content-type']), /^text\/event-stream/);
+    // Refused before it opens (the mempool view is private by default): headers all the same.
+    const refused = await headOf(port, '/mempool/api/stream');
+    assert.equal(refused.status, 401);
+    assertSecurityHeaders(refused.headers, 'HTTP /mempool/api/stream refused');
   });
 
   test('HSTS is not sent over plain HTTP, nor when an untrusted client claims X-Forwarded-Proto: https', async () => {
@@ -288,8 +294,9 @@ describe('in a browser: no policy violations, Swagger UI renders, no other site 
     const { page, violations } = await watchedPage();
     await page.goto(`${app.base}/`);
     await page.getByRole('button', { name: 'SUBMIT', exact: true }).waitFor();
+    // The mempool view is private by default: a visitor is told so (its requests refused with 401, no violation either).
     await page.goto(`${app.base}/mempool/`);
-    await page.getByRole('region', { name: 'Projected and mined blocks' }).waitFor();
+    await page.getByText('The mempool view is private: sign in to the dashboard to see it.').waitFor();
     // Staff sign-in through the identity provider (another origin: connect-src and frame-src name it), then the dashboard, which frames /mempool/.
     await page.goto(`${app.base}/dashboard?section=mempool`);
     await page.waitForURL((url) => url.href.startsWith(app.idp.issuer));
@@ -298,6 +305,9 @@ describe('in a browser: no policy violations, Swagger UI renders, no other site 
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${app.base}/dashboard?section=mempool`);
     await page.frameLocator('iframe[title="Mempool"]').getByRole('heading', { name: 'Fee rates in the mempool' }).waitFor();
+    // Signed in, the page on its own reads the stream with the staff token.
+    await page.goto(`${app.base}/mempool/`);
+    await page.getByRole('region', { name: 'Projected and mined blocks' }).waitFor();
     await page.goto(`${app.base}/dashboard?section=clients`);
     await page.getByRole('table').first().waitFor();
     assert.deepEqual(violations, []);

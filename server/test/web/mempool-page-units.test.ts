@@ -16,6 +16,8 @@ import {
 } from '../../../web/src/mempool-page/mempool-format.ts';
 import { clockOffsetFrom, isNewer } from '../../../web/src/mempool-page/mempool-live.ts';
 import type { MempoolDashboardState } from '../../../web/src/mempool-page/mempool-state.ts';
+import { createSseParser } from '../../../web/src/mempool-page/sse-parser.ts';
+import { toWire } from '../../src/modules/mempool-dashboard/state-stream.ts';
 
 /** The /mempool/ page's rules that need no browser. */
 
@@ -121,5 +123,35 @@ describe('the live feed', () => {
     assert.equal(clockOffsetFrom('Sat, 01 Mar 2025 11:59:00 GMT', now), -59_800);
     assert.equal(clockOffsetFrom(null, now), 0);
     assert.equal(clockOffsetFrom('not a date', now), 0);
+  });
+});
+
+describe('the event stream parser (the stream is read with fetch, to send the staff token as a header)', () => {
+  const parse = (chunks: string[]) => {
+    const got: Array<[string, string] | ['retry', number]> = [];
+    const parser = createSseParser({ event: (type, data) => got.push([type, data]), retry: (ms) => got.push(['retry', ms]) });
+    for (const chunk of chunks) parser.push(chunk);
+    return got;
+  };
+
+  test('what the server writes, cut at every point, gives the same events', () => {
+    const state = toWire({ network: 'regtest', updatedAtMs: 1, lagMs: 0, mempool: { txCount: 2, vsize: 300, totalFees: 900 }, projectedBlocks: [], histogram: [], recentBlocks: [], poolShare: { last24h: null, last7d: null, expectedNextBlockSeconds: null } });
+    // The stream's opening, a heartbeat and a state, as state-stream.ts frames them.
+    const wire = `retry: 1234\n: connected\n\n: heartbeat\n\nevent: state\ndata: ${JSON.stringify(state)}\n\n`;
+    const expected = [['retry', 1234], ['state', JSON.stringify(state)]];
+    assert.deepEqual(parse([wire]), expected);
+    for (let cut = 1; cut < wire.length; cut++) assert.deepEqual(parse([wire.slice(0, cut), wire.slice(cut)]), expected, `cut at ${cut}`);
+    assert.deepEqual(parse([...wire]), expected, 'a character at a time');
+    assert.deepEqual(JSON.parse((parse([wire])[1] as [string, string])[1]), state);
+  });
+
+  test('CRLF, CR and LF line ends; data lines joined; comments, unknown fields and events without data ignored', () => {
+    assert.deepEqual(parse(['data: a\r\ndata: b\r\n\r\n']), [['message', 'a\nb']]);
+    assert.deepEqual(parse(['event: state\rdata:x\r\r']), [['state', 'x']]);
+    assert.deepEqual(parse(['data: one\r', '\n\r', '\n']), [['message', 'one']], 'a CRLF cut between chunks is one line end');
+    assert.deepEqual(parse([': just a comment\n\nevent: state\n\nid: 7\nfoo: bar\ndata\n\n']), [['message', '']]);
+    assert.deepEqual(parse(['data:  two spaces\n\n']), [['message', ' two spaces']], 'one space after the colon is dropped, no more');
+    assert.deepEqual(parse(['retry: soon\nretry: 250\n\n']), [['retry', 250]]);
+    assert.deepEqual(parse(['data: no blank line yet\n']), [], 'an event is dispatched by its blank line only');
   });
 });

@@ -5,6 +5,7 @@ const LABEL: Record<ConnectionStatus, string> = {
   connecting: 'Connecting…',
   live: 'Live',
   reconnecting: 'Reconnecting…',
+  private: 'Private',
 };
 
 /**

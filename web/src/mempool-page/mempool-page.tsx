@@ -2,7 +2,7 @@ import { BlockStrip } from './block-strip.tsx';
 import { FeeHistogram } from './fee-histogram.tsx';
 import { LiveIndicator } from './live-indicator.tsx';
 import { networkName } from './mempool-format.ts';
-import { useMempoolLive } from './mempool-live.ts';
+import { PRIVATE_VIEW, useMempoolLive } from './mempool-live.ts';
 import { MempoolTotals, PoolShare } from './mempool-stats.tsx';
 import type { MempoolDashboardState } from './mempool-state.ts';
 import { useNow } from './use-now.ts';
@@ -47,6 +47,19 @@ function Waiting({ problem }: { problem: string | null }) {
   );
 }
 
+/** The view is for signed-in staff and this browser has no valid session: said plainly, nothing spinning. */
+function PrivateView({ message }: { message: string }) {
+  return (
+    <div className="mp-waiting mp-private">
+      <p>{message}</p>
+      {/* target _top: inside the dashboard's frame, the sign-in takes the whole window. */}
+      <a className="mp-sign-in" href="/dashboard?section=mempool" target="_top">
+        Sign in
+      </a>
+    </div>
+  );
+}
+
 export function MempoolPage() {
   const live = useMempoolLive();
   const now = useNow();
@@ -66,7 +79,13 @@ export function MempoolPage() {
         />
       </header>
       <main className={state ? 'mp-main' : 'mp-main mp-main-waiting'}>
-        {state ? <Dashboard state={state} serverNowMs={serverNowMs} /> : <Waiting problem={live.problem} />}
+        {live.status === 'private' ? (
+          <PrivateView message={live.problem ?? PRIVATE_VIEW} />
+        ) : state ? (
+          <Dashboard state={state} serverNowMs={serverNowMs} />
+        ) : (
+          <Waiting problem={live.problem} />
+        )}
       </main>
     </div>
   );
