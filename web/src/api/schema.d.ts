@@ -686,7 +686,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text format); needs the scrape token as a Bearer token when METRICS_TOKEN is set */
+        /** Prometheus metrics (text format): the scrape token as a Bearer token when METRICS_TOKEN is set; otherwise a staff token, or nothing when the public mempool view setting is on */
         get: {
             parameters: {
                 query?: never;
@@ -771,7 +771,8 @@ export interface paths {
                         "application/json": {
                             /** @description ok (HTTP 200) when the node, the database and the mempool projection are ok; degraded (HTTP 503) otherwise */
                             status: "ok" | "degraded";
-                            checks: {
+                            /** @description Only with a staff Bearer token, or for everyone when the public mempool view setting is on */
+                            checks?: {
                                 node: {
                                     /** @description The node answered within the last few seconds and its last answer was not an error */
                                     ok: boolean;
@@ -813,7 +814,8 @@ export interface paths {
                         "application/json": {
                             /** @description ok (HTTP 200) when the node, the database and the mempool projection are ok; degraded (HTTP 503) otherwise */
                             status: "ok" | "degraded";
-                            checks: {
+                            /** @description Only with a staff Bearer token, or for everyone when the public mempool view setting is on */
+                            checks?: {
                                 node: {
                                     /** @description The node answered within the last few seconds and its last answer was not an error */
                                     ok: boolean;
@@ -3707,6 +3709,21 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3748,13 +3765,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Server-Sent Events: `event: state` with the state as one JSON data line (the shape of GET /mempool/api/state), the current state at once when there is one, then each update (at most one a second, the newest); a comment line every 15 s keeps the stream open. */
+                /** @description Server-Sent Events: `event: state` with the state as one JSON data line (the shape of GET /mempool/api/state), the current state at once when there is one, then each update (at most one a second, the newest); a comment line every 15 s keeps the stream open; the stream ends after 5 minutes (reconnect, sending the token again). */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
                     };
                 };
                 /** @description Default Response */
