@@ -6,7 +6,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import type { AuditListResponse } from '../src/modules/audit-logs/audit-logs.schemas.ts';
 import { CODE_ALPHABET, CODE_LENGTH } from '../src/modules/discounts/discount-codes.ts';
 import { startTestApp, type TestApp } from '../test/helpers/test-app.ts';
-import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID } from '../test/helpers/staff-app.ts';
+import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffToken, TEST_AUTH_KEY } from '../test/helpers/staff-app.ts';
 import { testDatabases, type TestEngine } from '../test/helpers/test-db.ts';
 import { max, median, ms, percentile, ratio, round3, verdict } from './stats.ts';
 import { seededRandom } from '../src/lib/seeded-random.ts';
@@ -356,7 +356,7 @@ function capturingDb(inner: Database): { db: Database; capture: (work: () => Pro
 }
 
 async function startStaffApp(db: Database): Promise<{ t: TestApp; token: string }> {
-  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
   const t = await startTestApp(undefined, db, {
     rpc: await absentNodeRpc(),
     // The app audits the bench's own requests. Its writer flushes between
@@ -365,7 +365,7 @@ async function startStaffApp(db: Database): Promise<{ t: TestApp; token: string 
     auditFlushIntervalMs: 3_600_000,
     staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
   });
-  return { t, token: await issuer.issue({ username: 'watcher', isAdmin: false }) };
+  return { t, token: await staffToken(db, issuer, 'watcher', false) };
 }
 
 export async function runAuditListBench(options: AuditListBenchOptions = {}): Promise<AuditListBenchResult> {
@@ -575,7 +575,7 @@ export async function runAuditListBench(options: AuditListBenchOptions = {}): Pr
       out(`checked: ${engineResult.checked} answers (total_records, total_pages and the page's ids) equal plain SQL over audit_logs; client_code_info joined (${joined.client_name}, ${joined.discount_percentage}%)${pastTheEnd.length > 0 ? `; empty pages at this size: ${pastTheEnd.join('; ')}` : ''}`);
       // The trail's hash chain, walked whole through the admin endpoint (the fill chained its rows, the writer the bench's own).
       progress(`${engine.name}: verifying the audit hash chain`);
-      const admin = await createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP }).issue({ username: 'bench-admin', isAdmin: true });
+      const admin = await staffToken(db, createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY }), 'bench-admin', true);
       await t.audit.flush();
       const verifyStarted = performance.now();
       const verified = await t.app.inject({ method: 'GET', url: '/rest-api/audits/verify', headers: { authorization: `Bearer ${admin}` } });

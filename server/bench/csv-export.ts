@@ -14,7 +14,7 @@ import { seededRandom } from '../src/lib/seeded-random.ts';
 import { CODE_ALPHABET, CODE_LENGTH } from '../src/modules/discounts/discount-codes.ts';
 import { submissionFilters, txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
 import { TX_PULLER_CSV_HEADER } from '../src/modules/tx-puller/tx-puller.service.ts';
-import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID } from '../test/helpers/staff-app.ts';
+import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffToken, TEST_AUTH_KEY } from '../test/helpers/staff-app.ts';
 import { startTestApp } from '../test/helpers/test-app.ts';
 import { testDatabases, type TestEngine } from '../test/helpers/test-db.ts';
 import { ms, ratio, round3, verdict } from './stats.ts';
@@ -305,7 +305,7 @@ async function serve(engineName: TestEngine['name'], rows: number): Promise<void
     `SELECT pg_total_relation_size('tx_submissions') AS total, (SELECT count(*) FROM tx_submissions WHERE status <> 'pending') AS listed,
             (SELECT client_code FROM tx_submissions WHERE client_code IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1) AS code`,
   );
-  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
   const t = await startTestApp(undefined, db, {
     rpc: await absentNodeRpc(),
     // The audit rows of the bench's few requests are written when it closes, outside the measurements.
@@ -350,7 +350,7 @@ async function serve(engineName: TestEngine['name'], rows: number): Promise<void
   });
   const { port } = t.app.server.address() as AddressInfo;
   await send({
-    kind: 'ready', port, token: await issuer.issue({ username: 'watcher', isAdmin: false }), serverVersion,
+    kind: 'ready', port, token: await staffToken(db, issuer, 'watcher', false), serverVersion,
     listed: facts!.listed, tableBytes: facts!.total, busiestCode: facts!.code, fill,
   });
   await closed;

@@ -11,7 +11,7 @@ import type { Database } from '../src/db/database.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { instrumentRpc } from '../src/metrics/instrument-rpc.ts';
 import { createMetrics } from '../src/metrics/metrics-registry.ts';
-import { ADMIN_GROUP, CLIENT_ID } from '../test/helpers/staff-app.ts';
+import { ADMIN_GROUP, CLIENT_ID, staffToken, TEST_AUTH_KEY } from '../test/helpers/staff-app.ts';
 import { quietLog } from '../test/helpers/test-app.ts';
 import { testDatabases } from '../test/helpers/test-db.ts';
 import { fillAuditLogs, seedClientsAndCodes } from './audit-list.ts';
@@ -111,7 +111,7 @@ async function startPortalServer(spec: Extract<ServerSpec, { kind: 'portal' }>):
     createRpcClient({ url: spec.rpcUrl, auth: { kind: 'cookie', cookieFile: spec.cookieFile }, timeoutMs: defaults.rpc.timeoutMs, maxConcurrency: defaults.rpc.concurrency }),
     metrics,
   );
-  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
   const audit = spec.audit === false ? noopAuditWriter : createAuditWriter(db, quietLog);
   const portal = await startPortal({
     db,
@@ -124,7 +124,7 @@ async function startPortalServer(spec: Extract<ServerSpec, { kind: 'portal' }>):
   });
   return {
     baseUrl: portal.baseUrl,
-    adminToken: await issuer.issue({ username: 'root', isAdmin: true }),
+    adminToken: await staffToken(db, issuer, 'root', true),
     ...(fillMs === undefined ? {} : { fillMs }),
     database: engine.name,
     async records() {

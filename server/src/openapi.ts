@@ -31,7 +31,7 @@ export async function generateOpenApi(): Promise<object> {
     settings: { get: () => unused('settings'), invalidate: () => {} },
     records: { keep: () => unused('records'), drain: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },
     audit: { push: () => {}, flush: async () => {}, close: async () => {}, stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }) },
-    staff: { verifier: { verify: () => unused('identity provider') }, login: { login: () => unused('staff accounts') }, signIn: { issuer: 'https://issuer.example', clientId: 'slipstream-portal' } },
+    staff: { verifier: { verify: () => unused('identity provider') }, login: { login: () => unused('staff accounts'), renew: () => unused('staff accounts') }, signIn: { issuer: 'https://issuer.example', clientId: 'slipstream-portal' } },
     network: 'regtest',
     options: { rateLimit: { max: 1, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
   });

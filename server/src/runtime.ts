@@ -2,6 +2,7 @@ import path from 'node:path';
 import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
 import { PRODUCTION_REFUSAL, startDevIdentityProvider, type DevIdentityProvider } from './auth/dev-identity-provider.ts';
+import { loadAuthKey } from './auth/auth-key-secret.ts';
 import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
 import { createLocalLoginService } from './auth/local-login.service.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
@@ -13,6 +14,7 @@ import { migrate } from './db/migrate.ts';
 import { startEmbeddedVacuum } from './db/embedded-vacuum.ts';
 import { lockPgliteDir } from './db/pglite-lock.ts';
 import { systemClock } from './lib/clock.ts';
+import { makePrivateDir } from './lib/private-dir.ts';
 import type { Logger } from './lib/logger.ts';
 import { instrumentRpc } from './metrics/instrument-rpc.ts';
 import { createMetrics } from './metrics/metrics-registry.ts';
@@ -169,7 +171,17 @@ export function devRedirects(config: Pick<AppConfig, 'host' | 'port'>): { redire
   return { redirectUris: origins.map((o) => `${o}/login/callback`), postLogoutRedirectUris: origins.map((o) => `${o}/`) };
 }
 
+/** DATA_DIR made, or made private, before anything is written in it (lib/private-dir.ts). */
+export async function prepareDataDir(dataDir: string, log: (m: string) => void): Promise<void> {
+  const { changed, failed } = await makePrivateDir(dataDir);
+  if (changed > 0) log(`DATA_DIR ${dataDir}: group and other access removed from ${changed} entries`);
+  if (failed.length > 0) log(`DATA_DIR ${dataDir}: could not make private (owned by another user?): ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ` and ${failed.length - 5} more` : ''}`);
+}
+
 export async function startRuntime(config: AppConfig, log: (m: string) => void): Promise<Runtime> {
+  await prepareDataDir(config.dataDir, log);
+  // Read (or made) before anything starts: a bad secret file stops the start at once.
+  const authKey = await loadAuthKey({ secret: config.authKeySecret, dataDir: config.dataDir });
   const db = await openDatabase(config);
   // A Postgres server vacuums itself; the embedded database does not.
   const stopVacuum = config.database.kind === 'pglite' ? startEmbeddedVacuum(db, log) : () => {};
@@ -178,6 +190,9 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   let mempool: MempoolEngine | undefined;
   let jobs: PortalJobs | undefined;
   try {
+    const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup, authKey });
+    // A signing key sealed with another secret stops the start here, before a node is launched, saying what to do.
+    await localIssuer.ready();
     const connected = await connectNode(config, log);
     node = connected.node;
     // Every node call, the mempool engine's included, is timed and its failures counted.
@@ -187,7 +202,6 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const network = await checkNetwork(rpc, config.network);
     const identity = await connectIdentity(config);
     identityProvider = identity.provider;
-    const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup });
     // Start-up and background messages share the CLI's plain log lines.
     const line = (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`);
     const logger: Logger = { info: line, warn: line, error: line };

@@ -8,6 +8,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import type { AuditListResponse, AuditRow } from '../src/modules/audit-logs/audit-logs.schemas.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
+import { staffToken, TEST_AUTH_KEY } from './helpers/staff-app.ts';
 
 /**
  * GET /rest-api/audits/list (SPEC.md section 7) against audit rows written
@@ -93,15 +94,15 @@ for (const engine of testDatabases()) {
 
     before(async () => {
       db = await engine.open();
-      const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+      const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
       // No node is needed: nothing here reaches it.
       const rpc = createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
       t = await startTestApp(undefined, db, {
         rpc,
         staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
       });
-      viewerToken = await issuer.issue({ username: 'watcher', isAdmin: false });
-      adminToken = await issuer.issue({ username: 'root', isAdmin: true });
+      viewerToken = await staffToken(db, issuer, 'watcher', false);
+      adminToken = await staffToken(db, issuer, 'root', true);
 
       const { rows } = await db.query<{ id: number }>(
         "INSERT INTO clients (name) VALUES ('Acme Mining') RETURNING id",

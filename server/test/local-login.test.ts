@@ -20,6 +20,7 @@ import { lockPgliteDir } from '../src/db/pglite-lock.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { signIn } from './helpers/oidc-login.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { TEST_AUTH_KEY } from './helpers/staff-app.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /** Local staff accounts: sign-in, throttling, tokens on the same verification path as the provider's. */
@@ -42,7 +43,7 @@ for (const engine of testDatabases()) {
 
     before(async () => {
       db = await engine.open();
-      const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+      const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
       const provider = createTokenVerifier({ issuer: idp.issuer, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, jwksCooldownMs: 0 });
       const rpc = createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
       t = await startTestApp(undefined, db, {

@@ -1,101 +1,208 @@
 import { randomUUID } from 'node:crypto';
-import { decodeJwt, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, errors as joseErrors, type JWK } from 'jose';
-import type { Queryable } from '../db/database.ts';
+import { decodeJwt, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, errors as joseErrors, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
+import { sealPrivateJwk, unsealPrivateJwk, type AuthKey } from './auth-key-secret.ts';
 import { InvalidTokenError, MAX_CLOCK_SKEW_SECONDS, type StaffIdentity, type TokenVerifier } from './token-verifier.ts';
 
 /**
  * Tokens for local staff accounts. The portal is their issuer: it signs them
- * (ES256) with a key kept in the database, so every instance sharing the
- * database verifies any of them, and they carry the same claims as the
- * provider's ID tokens so the admin API checks both the same way.
+ * (ES256) with a key kept in the database, its private half sealed with the
+ * AUTH_KEY_SECRET (auth-key-secret.ts), so every instance sharing the
+ * database verifies any of them. They carry the same claims as the
+ * provider's ID tokens, plus the account's token version.
+ *
+ * A token is short-lived and checked against its account on every request
+ * (cached for ACCOUNT_CHECK_CACHE_MS per account and per key): the account
+ * must still exist with the token's version (a new password, a role change
+ * or a removal takes a new one, migration 014), its role is the account's
+ * as it is now, and the key that signed it must not be retired.
  */
 
 export const LOCAL_ISSUER = 'urn:slipstream-portal:local-sign-in';
-export const LOCAL_TOKEN_SECONDS = 60 * 60;
-
-interface KeyRow {
-  kid: string;
-  private_jwk: JWK;
-  public_jwk: JWK;
-}
+/** How long one token lives; the web app renews it a minute before (POST /rest-api/login/renew). */
+export const LOCAL_TOKEN_SECONDS = 15 * 60;
+/** Renewals keep a sign-in going for a working day at most, then the password is asked again. */
+export const LOCAL_SESSION_MAX_SECONDS = 12 * 60 * 60;
+/** How long an instance trusts what it read of an account or a key: the most a revocation or rotation waits. */
+export const ACCOUNT_CHECK_CACHE_MS = 5_000;
+/** The claim with the account's token version. */
+const VERSION_CLAIM = 'token_version';
+const SUBJECT_PREFIX = 'local:';
 
 export interface LocalIssuer extends TokenVerifier {
-  issue(account: { username: string; isAdmin: boolean }): Promise<string>;
+  /** A token for the account as it is now in the database (its role and token version). */
+  issue(username: string): Promise<string>;
+  /** A fresh token for the holder of a valid one, checked against the account afresh, within the session's limit. */
+  renew(token: string): Promise<string>;
+  /** Loads (or makes) the signing key and opens it: start-up fails here, clearly, on a wrong AUTH_KEY_SECRET. */
+  ready(): Promise<void>;
 }
 
-export function createLocalIssuer(deps: { db: Queryable; clock: Clock; clientId: string; adminGroup: string }): LocalIssuer {
-  const { db, clock, clientId, adminGroup } = deps;
-  let signing: Promise<KeyRow> | undefined;
-  const publicKeys = new Map<string, JWK>();
+export interface LocalIssuerDeps {
+  db: Queryable;
+  clock: Clock;
+  clientId: string;
+  adminGroup: string;
+  authKey: AuthKey;
+  /** ACCOUNT_CHECK_CACHE_MS unless a test says otherwise. */
+  cacheMs?: number;
+}
 
-  /** The oldest key: instances that raced to create one all converge on it. */
-  async function loadOrCreate(): Promise<KeyRow> {
-    const existing = await db.query<KeyRow>('SELECT kid, private_jwk, public_jwk FROM auth_signing_keys ORDER BY created_at, kid LIMIT 1');
-    if (existing.rows[0]) return existing.rows[0];
-    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    const kid = `local-${randomUUID()}`;
-    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'ES256' };
-    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256' };
-    await db.query('INSERT INTO auth_signing_keys (kid, private_jwk, public_jwk) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-      kid,
-      JSON.stringify(privateJwk),
-      JSON.stringify(publicJwk),
-    ]);
-    const { rows } = await db.query<KeyRow>('SELECT kid, private_jwk, public_jwk FROM auth_signing_keys ORDER BY created_at, kid LIMIT 1');
-    return rows[0]!;
-  }
+interface AccountState {
+  isAdmin: boolean;
+  tokenVersion: number;
+}
 
-  function signingKey(): Promise<KeyRow> {
-    signing ??= loadOrCreate().catch((error: unknown) => {
-      signing = undefined;
-      throw error;
-    });
-    return signing;
-  }
+interface KeyState {
+  publicJwk: JWK;
+  retired: boolean;
+}
 
-  async function publicKey(kid: string): Promise<JWK> {
-    const cached = publicKeys.get(kid);
-    if (cached) return cached;
-    const { rows } = await db.query<{ public_jwk: JWK }>('SELECT public_jwk FROM auth_signing_keys WHERE kid = $1', [kid]);
-    if (!rows[0]) throw new InvalidTokenError("The token's key is not one of the portal's");
-    publicKeys.set(kid, rows[0].public_jwk);
-    return rows[0].public_jwk;
-  }
-
+/** Short-lived answers per name; a failed lookup is not kept. */
+function createCache<T>(clock: Clock, ttlMs: number, load: (name: string) => Promise<T>) {
+  const entries = new Map<string, { at: number; value: Promise<T> }>();
   return {
-    async issue(account) {
-      const key = await signingKey();
-      const now = Math.floor(clock.now().getTime() / 1000);
-      return new SignJWT({ preferred_username: account.username, groups: account.isAdmin ? [adminGroup] : [] })
-        .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
-        .setIssuer(LOCAL_ISSUER)
-        .setAudience(clientId)
-        .setSubject(`local:${account.username}`)
-        .setIssuedAt(now)
-        .setExpirationTime(now + LOCAL_TOKEN_SECONDS)
-        .sign(await importJWK(key.private_jwk, 'ES256'));
+    get(name: string, fresh = false): Promise<T> {
+      const now = clock.now().getTime();
+      const entry = entries.get(name);
+      if (!fresh && entry && now - entry.at < ttlMs) return entry.value;
+      const value = load(name);
+      entries.set(name, { at: now, value });
+      value.catch(() => {
+        if (entries.get(name)?.value === value) entries.delete(name);
+      });
+      return value;
     },
+  };
+}
 
-    async verify(token) {
-      let payload;
-      try {
-        ({ payload } = await jwtVerify(token, async (header) => importJWK(await publicKey(header.kid ?? ''), 'ES256'), {
+async function readAccount(db: Queryable, username: string): Promise<AccountState | undefined> {
+  const { rows } = await db.query<{ is_admin: boolean; token_version: number }>('SELECT is_admin, token_version FROM staff_accounts WHERE username = $1', [username]);
+  return rows[0] ? { isAdmin: rows[0].is_admin, tokenVersion: rows[0].token_version } : undefined;
+}
+
+async function newKeyRow(authKey: AuthKey): Promise<{ kid: string; sealed: string; publicJwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const kid = `local-${randomUUID()}`;
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'ES256' };
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256' };
+  return { kid, sealed: sealPrivateJwk(privateJwk, kid, authKey), publicJwk };
+}
+
+/**
+ * `npm run staff -- rotate-key`: a new signing key, and every other one
+ * retired (its private half erased) in the same transaction. Tokens signed by
+ * a retired key are refused, by every instance within ACCOUNT_CHECK_CACHE_MS.
+ */
+export async function rotateSigningKey(db: Database, authKey: AuthKey): Promise<{ kid: string; retired: number }> {
+  const key = await newKeyRow(authKey);
+  return db.transaction(async (tx) => {
+    const { rowCount } = await tx.query('UPDATE auth_signing_keys SET retired_at = now(), sealed_private_jwk = NULL WHERE retired_at IS NULL');
+    await tx.query('INSERT INTO auth_signing_keys (kid, sealed_private_jwk, public_jwk) VALUES ($1, $2, $3)', [key.kid, key.sealed, JSON.stringify(key.publicJwk)]);
+    return { kid: key.kid, retired: rowCount };
+  });
+}
+
+export function createLocalIssuer(deps: LocalIssuerDeps): LocalIssuer {
+  const { db, clock, clientId, adminGroup, authKey } = deps;
+  const cacheMs = deps.cacheMs ?? ACCOUNT_CHECK_CACHE_MS;
+  const privateKeys = new Map<string, Promise<CryptoKey>>();
+
+  const accounts = createCache(clock, cacheMs, (username) => readAccount(db, username));
+  const keys = createCache<KeyState | undefined>(clock, cacheMs, async (kid) => {
+    const { rows } = await db.query<{ public_jwk: JWK; retired: boolean }>('SELECT public_jwk, retired_at IS NOT NULL AS retired FROM auth_signing_keys WHERE kid = $1', [kid]);
+    return rows[0] ? { publicJwk: rows[0].public_jwk, retired: rows[0].retired } : undefined;
+  });
+
+  /** The key that signs now, made when there is none; read on every issue, so a rotation elsewhere is followed at once. */
+  async function signingKey(): Promise<{ kid: string; key: CryptoKey }> {
+    const active = () => db.query<{ kid: string; sealed_private_jwk: string }>('SELECT kid, sealed_private_jwk FROM auth_signing_keys WHERE retired_at IS NULL');
+    let row = (await active()).rows[0];
+    if (!row) {
+      const made = await newKeyRow(authKey);
+      // Instances racing here converge on one key: the unique index keeps the first.
+      await db.query('INSERT INTO auth_signing_keys (kid, sealed_private_jwk, public_jwk) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [made.kid, made.sealed, JSON.stringify(made.publicJwk)]);
+      row = (await active()).rows[0];
+      if (!row) throw new Error('No active signing key after making one');
+    }
+    const { kid, sealed_private_jwk: sealed } = row;
+    let key = privateKeys.get(kid);
+    if (!key) {
+      key = (async () => (await importJWK(unsealPrivateJwk(sealed, kid, authKey), 'ES256')) as CryptoKey)();
+      privateKeys.set(kid, key);
+      key.catch(() => privateKeys.delete(kid));
+    }
+    return { kid, key: await key };
+  }
+
+  async function sign(username: string, authTime: number): Promise<string> {
+    const account = await readAccount(db, username);
+    if (!account) throw new InvalidTokenError('The account no longer exists');
+    const { kid, key } = await signingKey();
+    const now = Math.floor(clock.now().getTime() / 1000);
+    return new SignJWT({ preferred_username: username, groups: account.isAdmin ? [adminGroup] : [], [VERSION_CLAIM]: account.tokenVersion, auth_time: authTime })
+      .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+      .setIssuer(LOCAL_ISSUER)
+      .setAudience(clientId)
+      .setSubject(`${SUBJECT_PREFIX}${username}`)
+      .setIssuedAt(now)
+      .setExpirationTime(Math.min(now + LOCAL_TOKEN_SECONDS, authTime + LOCAL_SESSION_MAX_SECONDS))
+      .sign(key);
+  }
+
+  async function check(token: string, fresh: boolean): Promise<{ payload: JWTPayload; username: string; account: AccountState }> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = await keys.get(header.kid ?? '', fresh);
+          if (!key) throw new InvalidTokenError("The token's key is not one of the portal's");
+          if (key.retired) throw new InvalidTokenError("The token's key has been retired");
+          return importJWK(key.publicJwk, 'ES256');
+        },
+        {
           issuer: LOCAL_ISSUER,
           audience: clientId,
           algorithms: ['ES256'],
           clockTolerance: MAX_CLOCK_SKEW_SECONDS,
           currentDate: clock.now(),
-          requiredClaims: ['sub', 'exp', 'iat'],
-        }));
-      } catch (error) {
-        if (error instanceof InvalidTokenError) throw error;
-        if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError('The token is not valid', { cause: error });
-        throw error;
-      }
-      const groups = Array.isArray(payload.groups) ? payload.groups.filter((g): g is string => typeof g === 'string') : [];
-      const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : payload.sub!;
-      return { subject: payload.sub!, username, email: undefined, groups, isAdmin: groups.includes(adminGroup) } satisfies StaffIdentity;
+          requiredClaims: ['sub', 'exp', 'iat', VERSION_CLAIM],
+        },
+      ));
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw error;
+      if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError('The token is not valid', { cause: error });
+      throw error;
+    }
+    const sub = payload.sub!;
+    if (!sub.startsWith(SUBJECT_PREFIX)) throw new InvalidTokenError("The token's subject is not a local account");
+    const username = sub.slice(SUBJECT_PREFIX.length);
+    const account = await accounts.get(username, fresh);
+    if (!account) throw new InvalidTokenError('The account no longer exists');
+    if (payload[VERSION_CLAIM] !== account.tokenVersion) throw new InvalidTokenError('The token was revoked: the account changed since it was issued');
+    return { payload, username, account };
+  }
+
+  return {
+    issue: (username) => sign(username, Math.floor(clock.now().getTime() / 1000)),
+
+    async renew(token) {
+      const { payload, username } = await check(token, true);
+      const authTime = typeof payload.auth_time === 'number' ? payload.auth_time : payload.iat!;
+      if (Math.floor(clock.now().getTime() / 1000) >= authTime + LOCAL_SESSION_MAX_SECONDS) throw new InvalidTokenError('The session has reached its limit: sign in again');
+      return sign(username, authTime);
+    },
+
+    async ready() {
+      await signingKey();
+    },
+
+    async verify(token) {
+      const { payload, username, account } = await check(token, false);
+      const groups = account.isAdmin ? [adminGroup] : [];
+      return { subject: payload.sub!, username, email: undefined, groups, isAdmin: account.isAdmin } satisfies StaffIdentity;
     },
   };
 }

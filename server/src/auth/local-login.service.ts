@@ -5,7 +5,9 @@ import type { Logger } from '../lib/logger.ts';
 import type { LocalIssuer } from './local-issuer.ts';
 import { createLoginThrottle, type LoginMetrics } from './login-throttle.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
+import { INVALID_TOKEN_MESSAGE, SIGN_IN_REQUIRED_MESSAGE } from './staff-scope.ts';
 import { findAccount } from './staff-accounts.repository.ts';
+import { InvalidTokenError } from './token-verifier.ts';
 
 /**
  * Sign-in with a local staff account. Every failure (unknown user, wrong
@@ -31,7 +33,18 @@ export function createLocalLoginService(deps: { db: Queryable; issuer: LocalIssu
         throw new ApiError(401, LOGIN_FAILED_MESSAGE);
       }
       await throttle.succeeded(name, clientAddress);
-      return { token: await issuer.issue({ username: account.username, isAdmin: account.is_admin }) };
+      return { token: await issuer.issue(account.username) };
+    },
+
+    /** POST /rest-api/login/renew: a fresh token for the holder of a valid local one, checked against the account afresh. */
+    async renew(bearerToken: string | undefined): Promise<{ token: string }> {
+      if (!bearerToken) throw new ApiError(401, SIGN_IN_REQUIRED_MESSAGE);
+      try {
+        return { token: await issuer.renew(bearerToken) };
+      } catch (error) {
+        if (error instanceof InvalidTokenError) throw new ApiError(401, INVALID_TOKEN_MESSAGE);
+        throw error;
+      }
     },
   };
 }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ErrorResponse } from '../http/errors.ts';
 import type { LocalLoginService } from './local-login.service.ts';
 import { LoginThrottledError } from './login-throttle.ts';
+import { bearer } from './staff-scope.ts';
 
 /** Sign-in attempts per IP per minute, tighter than the other public endpoints. */
 export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
@@ -35,4 +36,16 @@ export const loginRoutes: FastifyPluginAsyncTypebox<{ service: LocalLoginService
       throw error;
     }
   });
+
+  // Outside the staff scope on purpose: it is how a local session goes on, and it
+  // checks the token itself, strictly, as the portal's own (never a provider's).
+  app.post('/login/renew', {
+    config: { rateLimit: { max: LOGIN_ATTEMPTS_PER_MINUTE, timeWindow: 60_000 } },
+    schema: {
+      tags: ['staff'],
+      summary: "A fresh token for a local staff account's valid one (the web app renews a minute before expiry); refused once the account is removed or changed",
+      security: [{ bearer: [] }],
+      response: { 200: LoginResponse, 401: ErrorResponse, 429: ErrorResponse },
+    },
+  }, (request) => service.renew(bearer(request)));
 };

@@ -38,3 +38,9 @@ export async function listAccounts(db: Queryable): Promise<Array<{ username: str
   );
   return rows;
 }
+
+/** Makes an account an administrator or a viewer; its tokens are revoked by the change (migration 014). */
+export async function setAccountRole(db: Queryable, username: string, isAdmin: boolean): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE staff_accounts SET is_admin = $2, updated_at = now() WHERE username = $1', [username, isAdmin]);
+  return rowCount === 1;
+}

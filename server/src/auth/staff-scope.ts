@@ -23,7 +23,8 @@ export const INVALID_TOKEN_MESSAGE = 'Your session is not valid or has expired. 
 export const ADMIN_REQUIRED_MESSAGE = 'Administrator rights are required for this action.';
 export const PROVIDER_UNAVAILABLE_MESSAGE = 'The sign-in provider cannot be reached right now. Please try again shortly.';
 
-function bearer(request: FastifyRequest): string | undefined {
+/** The token of an `Authorization: Bearer` header (RFC 6750 section 2.1), if there is one. */
+export function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];

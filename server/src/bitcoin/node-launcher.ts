@@ -112,7 +112,7 @@ export function regtestArgs(options: Pick<LaunchRegtestNodeOptions, 'datadir' | 
 export async function launchRegtestNode(options: LaunchRegtestNodeOptions): Promise<LaunchedNode> {
   const { datadir, log } = options;
   const binary = await ensureBitcoind({ cacheDir: options.cacheDir, log, bitcoindPath: options.bitcoindPath });
-  await mkdir(datadir, { recursive: true });
+  await mkdir(datadir, { recursive: true, mode: 0o700 });
   await refuseIfAlreadyRunning(datadir, log);
 
   const debugLogFile = join(datadir, 'debug.log');

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import { AuthKeySecretError } from '../auth/auth-key-secret.ts';
 import { ConfigError, parseConfig } from '../config/config.ts';
+import { PRIVATE_UMASK } from '../lib/private-dir.ts';
 import { startRuntime } from '../runtime.ts';
 
 /** `npm start`: the whole product with embedded defaults, or the configured node and database. */
@@ -8,6 +10,8 @@ const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const log = (message: string) => console.log(`[portal] ${message}`);
 
 async function main(): Promise<void> {
+  // What this process and the node it launches write (DATA_DIR, PGlite's files) is for this user alone.
+  process.umask(PRIVATE_UMASK);
   const config = parseConfig(process.env, { repoRoot });
   const runtime = await startRuntime(config, log);
   await runtime.app.listen({ port: config.port, host: config.host });
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
+  else if (error instanceof AuthKeySecretError) console.error(`[portal] start-up failed: ${error.message}`);
   else console.error('[portal] start-up failed:', error);
   process.exit(1);
 });

@@ -231,3 +231,13 @@ test('OIDC_ISSUER: https in production; plain http only outside it (the local de
   const dev = parse({ OIDC_ISSUER: 'http://127.0.0.1:9999' });
   assert.equal(dev.identity.kind === 'external' && dev.identity.issuer, 'http://127.0.0.1:9999');
 });
+
+test('AUTH_KEY_SECRET: unset by default (a secret file in DATA_DIR), or 32+ characters, never echoed', () => {
+  assert.equal(parse({}).authKeySecret, undefined);
+  const secret = 'q'.repeat(12) + Buffer.alloc(32, 7).toString('base64');
+  assert.equal(parse({ AUTH_KEY_SECRET: secret }).authKeySecret, secret);
+  const problems = problemsOf({ AUTH_KEY_SECRET: 'short-but-secret' });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]!, /^AUTH_KEY_SECRET /);
+  assert.doesNotMatch(problems.join('\n'), /short-but-secret/);
+});

@@ -59,6 +59,7 @@ const EnvSchema = Type.Object({
   NODE_ENV: Type.Optional(Type.String({ description: "'production' refuses the local development identity provider" })),
   AUDIT_PAYLOAD_MAX_CHARS: Type.Integer({ minimum: 256, maximum: 1_000_000, default: 4096 }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token GET /rest-api/metrics requires; unset, the Prometheus scrape is open' })),
+  AUTH_KEY_SECRET: Type.Optional(Type.String({ minLength: 32, description: "Seals the private halves of the portal's signing keys for local staff tokens in the database (32+ characters, e.g. 32 random bytes in base64); unset, a secret made in DATA_DIR/auth-key.secret. Instances sharing a database must share it" })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -104,6 +105,8 @@ export interface AppConfig {
   auditPayloadMaxChars: number;
   /** Bearer token of the Prometheus scrape; undefined leaves it open. */
   metricsToken: string | undefined;
+  /** Seals the local sign-in signing keys (AUTH_KEY_SECRET); undefined: the secret in DATA_DIR/auth-key.secret. */
+  authKeySecret: string | undefined;
   webDistDir: string;
   identity:
     | { kind: 'external'; issuer: string; clientId: string; apiAudience: string | undefined; adminGroup: string }
@@ -226,6 +229,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     logLevel: env.LOG_LEVEL,
     auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,
     metricsToken: env.METRICS_TOKEN,
+    authKeySecret: env.AUTH_KEY_SECRET,
     webDistDir: path.resolve(context.repoRoot, 'web/dist'),
     identity: env.OIDC_ISSUER
       ? { kind: 'external', issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID, apiAudience: env.OIDC_API_AUDIENCE, adminGroup: env.OIDC_ADMIN_GROUP }

@@ -26,6 +26,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Results, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
 import pg from 'pg';
+import { makePrivateDir } from '../lib/private-dir.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -255,7 +256,10 @@ export interface PgliteOptions {
  * interleave with a transaction; transactions run one at a time.
  */
 export async function openPglite(dataDir: string | undefined, options: PgliteOptions = {}): Promise<PgliteDatabase> {
-  if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+  // Private to the portal's user (lib/private-dir.ts). PGlite sets the modes of
+  // the files it makes itself (0666 for a new cluster, whatever the umask), so
+  // they are made private again once it is open, and when it closes.
+  if (dataDir !== undefined) await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const db = await PGlite.create({
     ...(dataDir === undefined ? {} : { dataDir }),
     ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
@@ -263,6 +267,7 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
   });
   try {
     await db.exec(SESSION_SETTINGS_SQL);
+    if (dataDir !== undefined) await makePrivateDir(dataDir);
   } catch (err) {
     await db.close();
     throw err;
@@ -309,6 +314,7 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
     },
     async close() {
       await db.close();
+      if (dataDir !== undefined) await makePrivateDir(dataDir);
     },
   };
 }

@@ -10,10 +10,10 @@ import { isProcessRunning } from '../lib/process-alive.ts';
  */
 export async function lockPgliteDir(dataDir: string): Promise<() => Promise<void>> {
   const lockFile = path.join(dataDir, 'portal.pid');
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(lockFile, String(process.pid), { flag: 'wx' });
+      await writeFile(lockFile, String(process.pid), { flag: 'wx', mode: 0o600 });
       return () => rm(lockFile, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -1,9 +1,10 @@
-import { createLocalIssuer } from '../../src/auth/local-issuer.ts';
+import { authKeyFromSecret } from '../../src/auth/auth-key-secret.ts';
+import { createLocalIssuer, type LocalIssuer } from '../../src/auth/local-issuer.ts';
 import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
 import { freePort } from '../../src/bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { App } from '../../src/app.ts';
-import type { Database } from '../../src/db/database.ts';
+import type { Database, Queryable } from '../../src/db/database.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app.ts';
 import type { TestNode } from './regtest.ts';
@@ -16,6 +17,23 @@ import type { TestNode } from './regtest.ts';
 
 export const CLIENT_ID = 'slipstream-portal';
 export const ADMIN_GROUP = 'app-slipstream-users';
+/** The secret that seals the portal's signing keys in tests (AUTH_KEY_SECRET in production). */
+export const TEST_AUTH_KEY = authKeyFromSecret('the secret that seals signing keys in tests only', 'the tests AUTH_KEY_SECRET');
+
+/**
+ * A token for `username`, whose account is made (or given that role) first:
+ * local tokens are only good while their account exists. The account has no
+ * usable password (its hash matches none); tests sign in by password with
+ * accounts of their own.
+ */
+export async function staffToken(db: Queryable, issuer: LocalIssuer, username: string, isAdmin: boolean): Promise<string> {
+  await db.query(
+    `INSERT INTO staff_accounts (username, password_hash, is_admin) VALUES ($1, 'no password', $2)
+     ON CONFLICT (username) DO UPDATE SET is_admin = EXCLUDED.is_admin`,
+    [username, isAdmin],
+  );
+  return issuer.issue(username);
+}
 
 export interface StaffResponse<T> {
   statusCode: number;
@@ -37,16 +55,16 @@ export async function absentNodeRpc(): Promise<RpcClient> {
 
 /** `options`: more of startTestApp's (a clock, a metrics token, ...); staff sign-in is this helper's. */
 export async function startStaffTestApp(db: Database, node?: TestNode, options: Omit<TestAppOptions, 'staff'> = {}): Promise<StaffTestApp> {
-  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+  const issuer = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
   const t = await startTestApp(node, db, {
     ...(node ? {} : { rpc: await absentNodeRpc() }),
     ...options,
     staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
   });
   const tokens = {
-    admin: await issuer.issue({ username: 'root', isAdmin: true }),
-    admin2: await issuer.issue({ username: 'Rita.Admin', isAdmin: true }),
-    viewer: await issuer.issue({ username: 'watcher', isAdmin: false }),
+    admin: await staffToken(db, issuer, 'root', true),
+    admin2: await staffToken(db, issuer, 'Rita.Admin', true),
+    viewer: await staffToken(db, issuer, 'watcher', false),
   };
   return {
     ...t,

@@ -9,6 +9,7 @@ import type { Database } from '../../src/db/database.ts';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { WEB_DIST_DIR } from './browser.ts';
 import type { TestNode } from './regtest.ts';
+import { TEST_AUTH_KEY } from './staff-app.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app.ts';
 
 export const CLIENT_ID = 'slipstream-portal';
@@ -33,7 +34,7 @@ export async function startWebTestApp(node: TestNode, db: Database, options: Tes
   const idp = await startDevIdentityProvider({ port: 0, clientId: CLIENT_ID, ...devRedirects({ host: '127.0.0.1', port }), production: false });
   let t: TestApp | undefined;
   try {
-    const local = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+    const local = createLocalIssuer({ db, clock: systemClock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
     const provider = createTokenVerifier({ issuer: idp.issuer, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, jwksCooldownMs: 0 });
     t = await startTestApp(node, db, {
       webDistDir: WEB_DIST_DIR,

@@ -27,8 +27,9 @@ import { concreteUrl, routeTable, type Route } from './helpers/route-table.ts';
 const PUBLIC: Array<[string, RegExp]> = [
   ['GET', /^\/rest-api\/(getinfo|status-check|site-info|auth-config)$/],
   ['POST', /^\/rest-api\/(parse-tx|submit-tx|submit-package)$/],
-  // Staff sign-in by password: it is how a token is obtained.
-  ['POST', /^\/rest-api\/login$/],
+  // Staff sign-in by password: it is how a token is obtained. Its renewal checks
+  // the local token itself (staff-token-revocation.test.ts), outside the staff scope.
+  ['POST', /^\/rest-api\/login(\/renew)?$/],
   // The Prometheus scrape: open, or behind METRICS_TOKEN (metrics.routes.test.ts).
   ['GET', /^\/rest-api\/metrics$/],
   // For load balancers and monitors.

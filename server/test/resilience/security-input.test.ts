@@ -111,8 +111,9 @@ for (const engine of testDatabases()) {
       for (const route of writes) {
         const name = `${route.method} ${route.url}`;
         if (!operation(route)?.requestBody) {
-          // Nothing to assign: a write without a body schema takes no body at all (only a DELETE of one record by id).
-          assert.equal(route.method, 'DELETE', `${name} declares no body schema`);
+          // Nothing to assign: a write without a body schema takes no body at all (a DELETE of one record by id,
+          // or the renewal of a local staff token, which is the bearer it is sent with).
+          assert.ok(route.method === 'DELETE' || name === 'POST /rest-api/login/renew', `${name} declares no body schema`);
           continue;
         }
         const valid = VALID_BODIES[name];

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Queryable } from '../../db/database.ts';
@@ -63,6 +63,20 @@ for (const engine of testDatabases()) {
       await keeper.keep(record(1));
       assert.equal(await rows(record(1).submission.txid), 1);
       await assert.rejects(readFile(spoolFile), { code: 'ENOENT' });
+      await keeper.close();
+    });
+
+    test("the spool and the directory made for it are private to the portal's user (0600, 0700), whatever the umask", async () => {
+      const spoolFile = path.join(dir, 'private', 'spool.jsonl');
+      const keeper = createRecordKeeper({ db: closed, spoolFile, log: quietLog, retryMs: 60_000 });
+      const umask = process.umask(0o022);
+      try {
+        await keeper.keep(record(40));
+      } finally {
+        process.umask(umask);
+      }
+      assert.equal((await stat(spoolFile)).mode & 0o777, 0o600);
+      assert.equal((await stat(path.dirname(spoolFile))).mode & 0o777, 0o700);
       await keeper.close();
     });
 

@@ -67,8 +67,9 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
 
   async function append(record: AcceptedRecord): Promise<void> {
     await exclusive(async () => {
-      await mkdir(path.dirname(spoolFile), { recursive: true });
-      const handle = await open(spoolFile, 'a');
+      // Private to the portal's user: records name client codes and what they paid.
+      await mkdir(path.dirname(spoolFile), { recursive: true, mode: 0o700 });
+      const handle = await open(spoolFile, 'a', 0o600);
       try {
         await handle.appendFile(`${JSON.stringify(record)}\n`);
         await handle.sync();
@@ -126,7 +127,7 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
         await rm(spoolFile, { force: true });
       } else {
         const temporary = `${spoolFile}.tmp`;
-        const handle = await open(temporary, 'w');
+        const handle = await open(temporary, 'w', 0o600);
         try {
           await handle.writeFile(left.map((l) => `${l}\n`).join(''));
           await handle.sync();

@@ -1,7 +1,8 @@
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { unsealPrivateJwk } from '../../../src/auth/auth-key-secret.ts';
 import { LOCAL_ISSUER } from '../../../src/auth/local-issuer.ts';
 import type { Queryable } from '../../../src/db/database.ts';
-import { ADMIN_GROUP, CLIENT_ID } from '../../helpers/staff-app.ts';
+import { ADMIN_GROUP, CLIENT_ID, TEST_AUTH_KEY } from '../../helpers/staff-app.ts';
 
 /**
  * Staff tokens broken in each way an attacker or a misconfiguration would
@@ -9,17 +10,22 @@ import { ADMIN_GROUP, CLIENT_ID } from '../../helpers/staff-app.ts';
  * verifies with (server/test/helpers/staff-app.ts). Every one claims the
  * administrators' group: if its check were skipped, it would be let in as an
  * administrator. Forged with the portal's real signing key (read from the
- * database) where the point is a wrong claim, not a wrong signature.
+ * database, opened with the tests' AUTH_KEY_SECRET) where the point is a
+ * wrong claim, not a wrong signature.
  */
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 export async function forgedTokens(db: Queryable, viewerToken: string): Promise<Array<[string, string]>> {
-  const { rows } = await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>('SELECT kid, private_jwk, public_jwk FROM auth_signing_keys ORDER BY created_at LIMIT 1');
-  const key = rows[0];
-  if (!key) throw new Error('No signing key yet: issue a token first');
+  const { rows } = await db.query<{ kid: string; sealed_private_jwk: string; public_jwk: JWK }>('SELECT kid, sealed_private_jwk, public_jwk FROM auth_signing_keys WHERE retired_at IS NULL');
+  const row = rows[0];
+  if (!row) throw new Error('No signing key yet: issue a token first');
+  const key = { ...row, private_jwk: unsealPrivateJwk(row.sealed_private_jwk, row.kid, TEST_AUTH_KEY) };
   const now = Math.floor(Date.now() / 1000);
-  const claims = { sub: 'local:mallory', preferred_username: 'mallory', groups: [ADMIN_GROUP] };
+  // The staff test app's administrator, with the account's current token version: only the one broken part refuses each token.
+  const { rows: [root] } = await db.query<{ token_version: number }>("SELECT token_version FROM staff_accounts WHERE username = 'root'");
+  if (!root) throw new Error("No 'root' account: start the staff test app first");
+  const claims = { sub: 'local:root', preferred_username: 'root', groups: [ADMIN_GROUP], token_version: root.token_version };
   const sign = async (overrides: { iss?: string; aud?: string; iat?: number; exp?: number; nbf?: number } = {}, signingKey: JWK = key.private_jwk, kid = key.kid) => {
     const jwt = new SignJWT({ ...claims, ...(overrides.nbf === undefined ? {} : { nbf: overrides.nbf }) })
       .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
