@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { decodeJwt } from 'jose';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import { saveAccount } from '../../src/auth/staff-accounts.repository.ts';
+import { removeAccount, saveAccount } from '../../src/auth/staff-accounts.repository.ts';
 import { launchBrowser, screenshot, until } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
@@ -267,6 +267,41 @@ describe('local staff accounts', () => {
     await page.getByText('Login successful!').waitFor();
     await page.waitForURL(`${app.base}/dashboard`);
     await page.getByText('breakglass · Admin').waitFor();
+    await context.close();
+  });
+
+  test('a local token about to expire is renewed by the portal, and a removed account ends the session', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${app.base}/login?method=password`);
+    await page.getByLabel('Username').fill('breakglass');
+    await page.getByLabel('Password').fill(LOCAL_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${app.base}/dashboard`);
+    const before = (await storedSet(page))!;
+    const seen: string[] = [];
+    page.on('response', (r) => seen.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+    // Thirty seconds left: inside the renewal window, so the keeper renews at once.
+    const soon = Math.floor(Date.now() / 1000) + 30;
+    await writeStoredSet(page, { ...before, expires_at: soon });
+    await page.reload();
+    await until(
+      async () => ((await storedSet(page))?.expires_at ?? 0) > soon + 60,
+      async () => `no renewal at ${page.url()}; responses: ${seen.join(', ')}`,
+    );
+    const after = (await storedSet(page))!;
+    assert.ok(seen.includes(`200 POST ${app.base}/rest-api/login/renew`), 'renewed at the portal');
+    assert.equal(decodeJwt(after.id_token).sub, 'local:breakglass');
+    assert.notEqual(after.id_token, before.id_token);
+    assert.equal(page.url(), `${app.base}/dashboard`);
+
+    // The account is removed: the next renewal is refused, the session ends as any refused token does.
+    await removeAccount(db, 'breakglass');
+    await writeStoredSet(page, { ...after, expires_at: Math.floor(Date.now() / 1000) + 30 });
+    await page.reload();
+    await page.getByText(SESSION_EXPIRED).waitFor();
+    await page.waitForURL(`${app.base}/`);
+    assert.equal(await storedSet(page), null);
     await context.close();
   });
 });

@@ -1,6 +1,8 @@
 import { useEffect, useRef } from 'react';
+import { ApiError } from '../api/http.ts';
+import { LOCAL_TOKEN_ISSUER, renewLocalToken } from '../api/login-renew.ts';
 import { refusedByProvider, renewSignIn, signInClient } from '../auth/oidc.ts';
-import { onStoredSessionChange, rawTokenSet, readStoredSession } from '../auth/token-storage.ts';
+import { onStoredSessionChange, rawTokenSet, readStoredSession, storeLocalToken } from '../auth/token-storage.ts';
 
 /** Renew this long before the token set expires (oidc-client-ts's own default). */
 export const RENEW_AHEAD_SECONDS = 60;
@@ -27,13 +29,37 @@ function withRenewLock<T>(task: () => Promise<T>): Promise<T> {
 
 type RenewOutcome = 'renewed' | 'renewed-elsewhere' | 'failed';
 
+/** How a token set is renewed, and which failures are final rather than worth a retry. */
+interface Renewal {
+  renew: () => Promise<void>;
+  refused: (error: unknown) => boolean;
+}
+
+/** The identity provider's set: its refresh token (or a hidden frame). */
+const providerRenewal: Renewal = { renew: renewSignIn, refused: refusedByProvider };
+
+/**
+ * A local staff account's token: the portal gives a fresh one for a valid
+ * one. A 4xx other than 429 is final (the account was removed or changed,
+ * or the session reached its limit); network failures, 429 and 5xx are retried.
+ */
+const localRenewal: Renewal = {
+  async renew() {
+    const { token } = await renewLocalToken();
+    if (!token) throw new Error('No token received');
+    storeLocalToken(token);
+  },
+  refused: (error) => error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429,
+};
+
 /**
  * Renews the stored set unless another tab already did. A refresh token is
  * single-use and reusing one revokes the whole grant (RFC 9700 section
  * 4.14.2), so tabs take turns and each re-reads the set once it has the lock.
- * Network failures and 429s are retried; a refusal by the provider is final.
+ * Network failures and 429s are retried; a refusal (by the provider, or by
+ * the portal for a local token) is final.
  */
-async function renewOnce(): Promise<RenewOutcome> {
+async function renewOnce({ renew, refused }: Renewal): Promise<RenewOutcome> {
   return withRenewLock(async () => {
     const current = readStoredSession();
     if (!current) return 'renewed-elsewhere';
@@ -41,10 +67,10 @@ async function renewOnce(): Promise<RenewOutcome> {
     const failing = rawTokenSet();
     for (let attempt = 0; ; attempt++) {
       try {
-        await renewSignIn();
+        await renew();
         return 'renewed';
       } catch (error) {
-        const giveUp = refusedByProvider(error) || attempt >= RENEW_RETRY_DELAYS_MS.length || nowSeconds() >= current.expiresAt;
+        const giveUp = refused(error) || attempt >= RENEW_RETRY_DELAYS_MS.length || nowSeconds() >= current.expiresAt;
         // Only the set that failed is ended: another tab may have stored a good one meanwhile.
         if (giveUp) return rawTokenSet() === failing ? 'failed' : 'renewed-elsewhere';
         await sleep(RENEW_RETRY_DELAYS_MS[attempt]!);
@@ -56,8 +82,9 @@ async function renewOnce(): Promise<RenewOutcome> {
 /**
  * Keeps the stored sign-in alive while the dashboard is open (SPEC.md section
  * 6: tokens auto-renew and are auto-removed): a provider's token set renews a
- * minute before it expires; one that cannot be renewed, or a local staff
- * account's token, is removed when it expires.
+ * minute before it expires, at the provider or, for a local staff account's
+ * token, at the portal (POST /rest-api/login/renew); one that cannot be
+ * renewed is removed when it expires.
  */
 export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
   const latest = useRef(handlers);
@@ -91,9 +118,13 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
       renewing = true;
       let outcome: RenewOutcome | 'local';
       try {
-        const provider = await signInClient().catch(() => undefined);
-        // A local account's token (or no reachable provider): it lives until it expires.
-        outcome = provider && session.issuer === provider.issuer ? await renewOnce() : 'local';
+        if (session.issuer === LOCAL_TOKEN_ISSUER) {
+          outcome = await renewOnce(localRenewal);
+        } else {
+          const provider = await signInClient().catch(() => undefined);
+          // No reachable provider, or a set it did not issue: it lives until it expires.
+          outcome = provider && session.issuer === provider.issuer ? await renewOnce(providerRenewal) : 'local';
+        }
       } finally {
         renewing = false;
       }
