@@ -14,7 +14,7 @@ import {
   rate,
   vsize,
 } from '../../../web/src/mempool-page/mempool-format.ts';
-import { clockOffsetFrom, isNewer } from '../../../web/src/mempool-page/mempool-live.ts';
+import { clockOffsetFrom, isNewer } from '../../../web/src/mempool-page/live-rules.ts';
 import type { MempoolDashboardState } from '../../../web/src/mempool-page/mempool-state.ts';
 import { createSseParser } from '../../../web/src/mempool-page/sse-parser.ts';
 import { toWire } from '../../src/modules/mempool-dashboard/state-stream.ts';

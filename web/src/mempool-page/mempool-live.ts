@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { onStoredSessionChange, readStoredSession } from '../auth/token-storage.ts';
 import type { MempoolDashboardState } from './mempool-state.ts';
+import { clockOffsetFrom, isNewer } from './live-rules.ts';
 import { createSseParser } from './sse-parser.ts';
 
 /**
@@ -54,22 +55,6 @@ const LONG_LIVED_MS = 10_000;
 function authorization(): Record<string, string> {
   const session = readStoredSession();
   return session ? { authorization: `Bearer ${session.idToken}` } : {};
-}
-
-/** Whether `next` should replace `current`: states only move forward. */
-export function isNewer(next: MempoolDashboardState, current: MempoolDashboardState | null): boolean {
-  return current === null || next.updatedAtMs >= current.updatedAtMs;
-}
-
-/**
- * The server's clock minus ours, from an HTTP Date header (RFC 9110, section
- * 6.6.1), whole seconds; under 2 s it is the header's own rounding, not skew.
- */
-export function clockOffsetFrom(dateHeader: string | null, receivedAtMs: number): number {
-  const serverMs = dateHeader === null ? Number.NaN : Date.parse(dateHeader);
-  if (Number.isNaN(serverMs)) return 0;
-  const offset = serverMs + 500 - receivedAtMs;
-  return Math.abs(offset) < 2_000 ? 0 : offset;
 }
 
 function messageOf(body: unknown): string | null {

@@ -61,7 +61,7 @@ interface SubmissionRow {
   replaced_by: string | null;
 }
 
-export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and is not in a block.';
+export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and the mining node knows of no block holding it.';
 
 /** How long a request waits for the engine to project a transaction the node has just taken. */
 const CATCH_UP_MS = 2_000;
