@@ -40,11 +40,13 @@ COPY server server
 COPY web web
 RUN npm run build
 
-# --- Production dependencies only (the `node` package and its binary among them).
-# The Node package also carries Node's C headers (about 67 MB), used only to
-# compile native addons during an install, which is over by then.
+# --- Production dependencies only (the `node` package and its binary among them),
+# of the root and the server workspace: the web app's (React and the rest) are
+# in web/dist already. The Node package also carries Node's C headers (about
+# 67 MB), used only to compile native addons during an install, which is over
+# by then.
 FROM manifests AS prod-deps
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund \
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --workspace server --include-workspace-root --no-audit --no-fund \
     && rm -rf node_modules/node/node_modules/node-*/include
 
 # --- A pool's node for docker-compose.yml: Bitcoin Knots, which Debian ships in

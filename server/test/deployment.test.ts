@@ -175,6 +175,9 @@ interface ComposeService {
   volumes?: string[];
   ports?: string[];
   networks?: string[];
+  read_only?: boolean;
+  tmpfs?: string[];
+  logging?: { driver?: string; options?: Record<string, string> };
 }
 interface Compose {
   services: Record<string, ComposeService>;
@@ -224,7 +227,7 @@ function interpolate(text: string, vars: Record<string, string | undefined>): st
 const composeVariables = [...new Set(Array.from(composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g), (m) => m[1]!))];
 const example = envFile(read('.env.example'));
 /** Secrets compose cannot run without; METRICS_TOKEN may stay empty (the guide says what that means). */
-const REQUIRED_SECRETS = ['POSTGRES_PASSWORD', 'BITCOIN_RPC_PASSWORD', 'BITCOIN_RPCAUTH'];
+const REQUIRED_SECRETS = ['POSTGRES_PASSWORD', 'BITCOIN_RPC_PASSWORD', 'BITCOIN_RPCAUTH', 'AUTH_KEY_SECRET'];
 const SECRET_NAMES = [...REQUIRED_SECRETS, 'METRICS_TOKEN'];
 /** What an operator fills in: .env.example plus every secret, and the issuer production requires. */
 const filledIn: Record<string, string> = {
@@ -233,6 +236,7 @@ const filledIn: Record<string, string> = {
   BITCOIN_RPC_PASSWORD: 'fedcba9876543210fedcba9876543210',
   BITCOIN_RPCAUTH: 'portal:00112233445566778899aabbccddeeff$0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
   METRICS_TOKEN: 'a-token-of-at-least-16-chars',
+  AUTH_KEY_SECRET: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
   OIDC_ISSUER: 'https://sso.example.com/realms/pool',
 };
 const resolved = (value: string) => interpolate(value, filledIn);
@@ -345,4 +349,17 @@ test('compose: the server reaches the node where it listens, within its RPC work
   // Also when .env leaves PORTAL_BIND out.
   const withoutBind = (service('server').ports ?? []).map((p) => interpolate(p, { ...filledIn, PORTAL_BIND: undefined }));
   assert.deepEqual(withoutBind, [`127.0.0.1:${env.PORT}:${env.PORT}`], 'loopback is the default');
+});
+
+test('compose: the portal and the node run on a read-only root filesystem; logs rotate with a driver Docker and Podman both have', () => {
+  // npm run test:deploy checks the running containers; this keeps the file from losing it in between.
+  assert.equal(service('server').read_only, true);
+  assert.deepEqual(service('server').tmpfs, ['/tmp'], 'the portal writes to /tmp (and DATA_DIR) only');
+  assert.equal(service('bitcoind').read_only, true);
+  for (const name of Object.keys(compose.services)) {
+    const logging = service(name).logging;
+    // Docker's `local` driver does not exist in Podman, which refuses the container.
+    assert.equal(logging?.driver, 'json-file', `${name} logs with json-file`);
+    assert.ok(logging.options?.['max-size'], `${name}'s logs rotate`);
+  }
 });
