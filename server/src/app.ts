@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AuditWriter } from './audit/audit-writer.ts';
+import { pathReachesApi } from './audit/audit-endpoint.ts';
 import { auditRefusedBeforeRouting, registerAuditHooks } from './audit/audit.hooks.ts';
 import { createMempoolViewAccess } from './auth/mempool-view-access.ts';
 import { staffScope } from './auth/staff-scope.ts';
@@ -239,7 +240,9 @@ async function registerWebApp(app: App, distDir: string | undefined): Promise<vo
   const hasWeb = distDir !== undefined && existsSync(path.join(distDir, 'index.html'));
   if (hasWeb) await app.register(fastifyStatic, { root: distDir, wildcard: false });
   app.setNotFoundHandler((request, reply) => {
-    const backend = /^\/(rest-api|swagger-ui|mempool)(\/|$)/.test(request.url);
+    // The API prefix however it is spelt (`/%72est-api/x`, `/REST-API/x`), as the audit trail reads it: an unknown
+    // API path is a 404 in the API's shape, never a 200 page the trail would file as a success.
+    const backend = pathReachesApi(request.url) || /^\/(swagger-ui|mempool)(\/|$)/.test(request.url);
     if (hasWeb && request.method === 'GET' && !backend) return reply.type('text/html').sendFile('index.html');
     return reply.status(404).send({ status: 'error', message: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` });
   });
