@@ -90,7 +90,8 @@ describe('a private DATA_DIR', () => {
     after(async () => node?.stop());
 
     test('fixes a 0755 DATA_DIR at start, and what PGlite and the portal make is private (0700/0600)', async () => {
-      const server = await startServerProcess({ node, databaseUrl: '', env: { DATA_DIR: dataDir } });
+      // No AUTH_KEY_SECRET: the portal makes DATA_DIR/auth-key.secret.
+      const server = await startServerProcess({ node, databaseUrl: '', env: { DATA_DIR: dataDir, AUTH_KEY_SECRET: '' } });
       try {
         const health = await fetch(`${server.baseUrl}/rest-api/health`);
         assert.ok([200, 503].includes(health.status), `the portal answers (${health.status})`);

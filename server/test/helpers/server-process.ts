@@ -31,6 +31,8 @@ const READY_TIMEOUT_MS = 60_000;
  * dozens of times pay that each time. Keyed by content, so never stale.
  */
 const COMPILE_CACHE_DIR = path.join(tmpdir(), 'slipstream-node-compile-cache');
+/** The AUTH_KEY_SECRET every server started here shares; `env: { AUTH_KEY_SECRET: '' }` leaves it unset. */
+export const SERVER_AUTH_KEY_SECRET = 'the secret servers started by tests share, not a real one';
 
 export async function startServerProcess(options: { node: TestNode; databaseUrl: string; env?: Record<string, string> }): Promise<ServerProcess> {
   const [port, idpPort] = (await freePorts(2)) as [number, number];
@@ -49,6 +51,9 @@ export async function startServerProcess(options: { node: TestNode; databaseUrl:
       BITCOIN_ZMQ_URL: options.node.zmqSequenceUrl,
       LOG_LEVEL: 'warn',
       NODE_COMPILE_CACHE: COMPILE_CACHE_DIR,
+      // Each start has a DATA_DIR of its own on a shared database, as instances
+      // do: they share the secret that seals the sign-in key (AUTH_KEY_SECRET).
+      AUTH_KEY_SECRET: SERVER_AUTH_KEY_SECRET,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
