@@ -287,6 +287,8 @@ for (const engine of testDatabases()) {
       assert.equal(mined.body.state, 'confirmed');
       assert.deepEqual(mined.body.transaction.status, { confirmed: true, block_hash: hash, block_height: header.height, block_time: header.time });
       assert.equal(mined.body.transaction.fee, direct.fee);
+      // When it entered the private mempool is the pool's to keep: the chain says only when it was mined.
+      assert.equal(mined.body.transaction.firstSeen, null);
     });
 
     test('mined straight into a block, never in a mempool the portal saw: found in the chain', async () => {

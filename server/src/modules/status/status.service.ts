@@ -212,7 +212,8 @@ export function createStatusService(deps: StatusDeps) {
         fee: mined.tx.fee !== undefined ? btcToSats(mined.tx.fee) : (recorded?.fee ?? gone?.fee ?? null),
         size: mined.tx.size,
         vsize: mined.tx.vsize,
-        firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
+        // Only for the portal's own: when a stranger's transaction entered the private mempool is not the chain's to tell.
+        firstSeen: recorded ? (gone?.firstSeen ?? unix(recorded.created_at)) : null,
         position: { block: null, vsize: null },
         status: { confirmed: true, block_hash: mined.tx.blockhash!, block_height: mined.height, block_time: mined.tx.blocktime ?? null },
       },
