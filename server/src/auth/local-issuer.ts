@@ -59,19 +59,27 @@ interface KeyState {
   retired: boolean;
 }
 
-/** Short-lived answers per name; a failed lookup is not kept. */
-function createCache<T>(clock: Clock, ttlMs: number, load: (name: string) => Promise<T>) {
-  const entries = new Map<string, { at: number; value: Promise<T> }>();
+/**
+ * Short-lived answers per name. A failed lookup, or one that found nothing, is
+ * not kept: key ids come from tokens not yet verified, and made-up ones must
+ * not fill the memory.
+ */
+function createCache<T>(clock: Clock, ttlMs: number, load: (name: string) => Promise<T | undefined>) {
+  const entries = new Map<string, { at: number; value: Promise<T | undefined> }>();
+  const forget = (name: string, value: Promise<T | undefined>) => {
+    if (entries.get(name)?.value === value) entries.delete(name);
+  };
   return {
-    get(name: string, fresh = false): Promise<T> {
+    get(name: string, fresh = false): Promise<T | undefined> {
       const now = clock.now().getTime();
       const entry = entries.get(name);
       if (!fresh && entry && now - entry.at < ttlMs) return entry.value;
       const value = load(name);
       entries.set(name, { at: now, value });
-      value.catch(() => {
-        if (entries.get(name)?.value === value) entries.delete(name);
-      });
+      value.then(
+        (found) => found === undefined && forget(name, value),
+        () => forget(name, value),
+      );
       return value;
     },
   };
@@ -110,7 +118,7 @@ export function createLocalIssuer(deps: LocalIssuerDeps): LocalIssuer {
   const privateKeys = new Map<string, Promise<CryptoKey>>();
 
   const accounts = createCache(clock, cacheMs, (username) => readAccount(db, username));
-  const keys = createCache<KeyState | undefined>(clock, cacheMs, async (kid) => {
+  const keys = createCache<KeyState>(clock, cacheMs, async (kid) => {
     const { rows } = await db.query<{ public_jwk: JWK; retired: boolean }>('SELECT public_jwk, retired_at IS NOT NULL AS retired FROM auth_signing_keys WHERE kid = $1', [kid]);
     return rows[0] ? { publicJwk: rows[0].public_jwk, retired: rows[0].retired } : undefined;
   });
