@@ -202,6 +202,7 @@ for (const engine of testDatabases()) {
           ['maintenance_mode', 'false', 'boolean', null, null],
           ['pool_coinbase_tag', '', 'text', null, null],
           ['pool_payout_addresses', '', 'text', null, null],
+          ['public_mempool_view', 'false', 'boolean', null, null],
         ],
       );
       for (const r of rows) {

@@ -508,10 +508,19 @@ for (const engine of testDatabases()) {
       await refused('item in another script', post(route, JSON.stringify([{ id: floor, item: 'fее_rate_floor', value: '2' }])), { status: 400, message: /^Setting \d+ is 'fee_rate_floor', not 'fее_rate_floor'/ });
     });
 
-    test('login: Unicode usernames and passwords are just wrong credentials (401), with nothing written', async () => {
+    test('login: Unicode usernames and passwords are just wrong credentials (401), with nothing written but the failure count', async () => {
       const route = ROUTES.find((r) => r.name === 'login')!;
+      // A failed sign-in is counted per username and address (the throttle): those rows are its only trace.
+      const THROTTLE_TABLES = ['login_throttle', 'login_failure_windows'];
+      const withoutThrottle = (rows: Record<string, string>) => Object.fromEntries(Object.entries(rows).filter(([name]) => !THROTTLE_TABLES.includes(name)));
       for (const [kind, text] of Object.entries(VALID_TEXT)) {
-        await refused(`login ${kind}`, post(route, JSON.stringify({ username: text.slice(0, 60), password: text })), { status: 401, message: 'Invalid username or password.' });
+        const before = await dbFingerprint(db);
+        const res = await t.app.inject({ remoteAddress: nextIp(), ...post(route, JSON.stringify({ username: text.slice(0, 60), password: text })) });
+        assert.equal(res.statusCode, 401, `login ${kind}: ${res.body}`);
+        assert.equal(res.json<{ message: string }>().message, 'Invalid username or password.');
+        const after = await dbFingerprint(db);
+        assert.deepEqual(withoutThrottle(after), withoutThrottle(before), `login ${kind}: rows changed`);
+        assert.notEqual(after.login_throttle, before.login_throttle, `login ${kind}: the failure was not counted`);
       }
     });
 
