@@ -10,6 +10,7 @@ import { ApiError } from '../src/http/errors.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import type { Logger } from '../src/lib/logger.ts';
 import { createMetrics, type Metrics } from '../src/metrics/metrics-registry.ts';
+import { TEST_AUTH_KEY } from './helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 
 /**
@@ -87,7 +88,7 @@ for (const engine of testDatabases()) {
       clock = new TestClock();
       metrics = createMetrics();
       log = recordingLogger();
-      const issuer = createLocalIssuer({ db, clock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+      const issuer = createLocalIssuer({ db, clock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
       service = createLocalLoginService({ db, issuer, clock, metrics, log });
     }
 
@@ -151,7 +152,7 @@ for (const engine of testDatabases()) {
       fresh();
       const peer = await db.openPeer();
       try {
-        const issuer = createLocalIssuer({ db: peer, clock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+        const issuer = createLocalIssuer({ db: peer, clock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
         const other = createLocalLoginService({ db: peer, issuer, clock, metrics, log });
         for (let i = 0; i < freeFailures; i++) assert.equal((await attempt(i % 2 === 0 ? service : other, 'shared', 'wrong', ATTACKER)).status, 401);
         assert.equal((await attempt(other, 'shared', PASSWORD, ATTACKER)).status, 429);
@@ -166,7 +167,7 @@ for (const engine of testDatabases()) {
       fresh();
       const peer = await db.openPeer();
       try {
-        const issuer = createLocalIssuer({ db: peer, clock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP });
+        const issuer = createLocalIssuer({ db: peer, clock, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY });
         const other = createLocalLoginService({ db: peer, issuer, clock, metrics, log });
         const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => attempt(i % 2 === 0 ? service : other, 'parallel', `guess-${i}`, ATTACKER)));
         const statuses = outcomes.map((o) => o.status).sort();
