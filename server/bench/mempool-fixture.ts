@@ -1,4 +1,4 @@
-import { TXID_BYTES, txidAt, type MempoolSnapshot, type SnapshotEntry } from '../src/mempool/mempool-snapshot.ts';
+import { TXID_BYTES, txidAt, type MempoolSnapshot, type SnapshotEntry } from '../src/mempool/mirror/mempool-snapshot.ts';
 import { seededRandom } from '../src/lib/seeded-random.ts';
 
 /**

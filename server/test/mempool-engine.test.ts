@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MempoolDashboardState } from '../src/mempool/mempool-feed.ts';
+import type { MempoolDashboardState } from '../src/mempool/queries/mempool-feed.ts';
 import { createMempoolEngine, type MempoolEngine } from '../src/mempool/mempool-engine.ts';
 import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';

@@ -1,15 +1,15 @@
 import { RpcTransportError, type RpcClient } from '../bitcoin/rpc-client.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { BlockAssemblerOptions } from './block-assembler.ts';
-import { createBlockTracker, type PoolOdds } from './block-tracker.ts';
-import { FEE_HISTOGRAM_BOUNDS, histogramBuckets } from './fee-histogram.ts';
-import type { MempoolDashboardState, MempoolFeed, ProjectedBlockSummary } from './mempool-feed.ts';
-import type { MempoolMirror, MirroredTx, MirrorSnapshot, RemovedTx } from './mempool-mirror.ts';
-import { TXID_BYTES, txidAt, type MempoolSnapshot } from './mempool-snapshot.ts';
-import { createMirrorSync, type MirrorHealth, type MirrorSyncOptions, type RelayRates } from './mirror-sync.ts';
-import { poolRecogniser, type PoolIdentity } from './pool-identity.ts';
-import { createProjectionWorker, type TimedProjection } from './projection-worker.ts';
-import { rateToBeat } from './rate-to-beat.ts';
+import type { BlockAssemblerOptions } from './projection/block-assembler.ts';
+import { createBlockTracker, type PoolOdds } from './queries/block-tracker.ts';
+import { FEE_HISTOGRAM_BOUNDS, histogramBuckets } from './projection/fee-histogram.ts';
+import type { MempoolDashboardState, MempoolFeed, ProjectedBlockSummary } from './queries/mempool-feed.ts';
+import type { MempoolMirror, MirroredTx, MirrorSnapshot, RemovedTx } from './mirror/mempool-mirror.ts';
+import { TXID_BYTES, txidAt, type MempoolSnapshot } from './mirror/mempool-snapshot.ts';
+import { createMirrorSync, type MirrorHealth, type MirrorSyncOptions, type RelayRates } from './feed/mirror-sync.ts';
+import { poolRecogniser, type PoolIdentity } from './queries/pool-identity.ts';
+import { createProjectionWorker, type TimedProjection } from './projection/projection-worker.ts';
+import { rateToBeat } from './queries/rate-to-beat.ts';
 
 /**
  * The mempool engine: the mirror of the node's mempool (mirror-sync.ts) and

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Queryable } from '../../db/database.ts';
-import type { MempoolDashboardState } from '../../mempool/mempool-feed.ts';
+import type { MempoolDashboardState } from '../../mempool/queries/mempool-feed.ts';
 import type { MempoolHealth } from '../../mempool/mempool-engine.ts';
 import { createHealthService, type HealthServiceDeps } from './health.service.ts';
 

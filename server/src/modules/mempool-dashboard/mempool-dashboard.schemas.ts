@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import type { MempoolDashboardState } from '../../mempool/mempool-feed.ts';
+import type { MempoolDashboardState } from '../../mempool/queries/mempool-feed.ts';
 
 /**
  * Wire shape of the /mempool/ dashboard: the engine's MempoolDashboardState
- * (server/src/mempool/mempool-feed.ts), field for field. The type check at the
+ * (server/src/mempool/queries/mempool-feed.ts), field for field. The type check at the
  * bottom fails the build when the two drift apart.
  */
 

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { MempoolDashboardState, MempoolFeed } from '../../mempool/mempool-feed.ts';
+import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import type { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 
 /**

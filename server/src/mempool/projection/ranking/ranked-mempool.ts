@@ -1,7 +1,7 @@
-import type { ArrayPool } from './array-pool.ts';
+import type { ArrayPool } from '../array-pool.ts';
 import { ChildLinks, compactInto, grown, LabelArrays } from './label-arrays.ts';
 import { setAncestorScore, walkAncestors, type LabelledMempool } from './labelled-mempool.ts';
-import type { MempoolSnapshot } from './mempool-snapshot.ts';
+import type { MempoolSnapshot } from '../../mirror/mempool-snapshot.ts';
 import { rankFromScratch } from './scratch-ranking.ts';
 import { exactTieRateFor, mergeByScore, ScoreOrder, sortByScore, TxidOrder, txidPrefixAt } from './score-order.ts';
 import { SnapshotDiffer } from './snapshot-diff.ts';

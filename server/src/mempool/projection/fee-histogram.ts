@@ -1,6 +1,6 @@
-import type { FeeHistogramBucket } from './mempool-feed.ts';
+import type { FeeHistogramBucket } from '../queries/mempool-feed.ts';
 import type { BlockProjection } from './block-assembler.ts';
-import type { MempoolSnapshot } from './mempool-snapshot.ts';
+import type { MempoolSnapshot } from '../mirror/mempool-snapshot.ts';
 
 /**
  * The mempool's fee-rate histogram for the /mempool/ dashboard: transactions

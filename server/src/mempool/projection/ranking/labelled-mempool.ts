@@ -1,4 +1,4 @@
-import type { MempoolSnapshot } from './mempool-snapshot.ts';
+import type { MempoolSnapshot } from '../../mirror/mempool-snapshot.ts';
 import type { ScoreOrder, TxidOrder } from './score-order.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { RpcClient } from '../bitcoin/rpc-client.ts';
-import type { Logger } from '../lib/logger.ts';
+import type { RpcClient } from '../../bitcoin/rpc-client.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { MinedBlockSummary } from './mempool-feed.ts';
 import type { CoinbaseInfo, PoolRecogniser } from './pool-identity.ts';
 

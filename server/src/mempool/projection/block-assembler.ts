@@ -1,7 +1,7 @@
 import { ArrayPool } from './array-pool.ts';
 import { MARKS_LIMIT, selectBlocks, type SelectionMarks } from './block-selection.ts';
-import type { MempoolSnapshot } from './mempool-snapshot.ts';
-import { RankedMempool, type RankedMempoolTuning } from './ranked-mempool.ts';
+import type { MempoolSnapshot } from '../mirror/mempool-snapshot.ts';
+import { RankedMempool, type RankedMempoolTuning } from './ranking/ranked-mempool.ts';
 import { collectRest } from './rest-of-mempool.ts';
 
 export { BLOCK_FULL_ENOUGH_WEIGHT_DELTA, MAX_BLOCK_SIGOPS_COST, MAX_CONSECUTIVE_FAILURES } from './block-packages.ts';

@@ -1,4 +1,4 @@
-import { exactlyBefore, type ScoreOrder } from './score-order.ts';
+import { exactlyBefore, type ScoreOrder } from './ranking/score-order.ts';
 
 /**
  * An indexed binary heap of transactions, best score (ScoreOrder) on top:

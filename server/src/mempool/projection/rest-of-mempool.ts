@@ -2,9 +2,9 @@ import type { ArrayPool } from './array-pool.ts';
 import type { ProjectedBlock } from './block-assembler.ts';
 import type { AnswersByLabel } from './block-selection.ts';
 import { belowMinimumFee, sortForBlock } from './block-packages.ts';
-import type { LabelledMempool } from './labelled-mempool.ts';
+import type { LabelledMempool } from './ranking/labelled-mempool.ts';
 import { median } from './rate-stats.ts';
-import type { ScoreOrder } from './score-order.ts';
+import type { ScoreOrder } from './ranking/score-order.ts';
 
 /**
  * The last projected block: everything the projected blocks before it left,

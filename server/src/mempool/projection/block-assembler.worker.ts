@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { createBlockAssembler } from './block-assembler.ts';
 import type { ProjectionReply, ProjectionRequest } from './projection-worker.ts';
-import { distinctTransferable, snapshotBuffers } from './mempool-snapshot.ts';
+import { distinctTransferable, snapshotBuffers } from '../mirror/mempool-snapshot.ts';
 import { countFeeHistogram } from './fee-histogram.ts';
 
 /**

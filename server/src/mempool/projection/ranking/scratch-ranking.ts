@@ -1,7 +1,7 @@
-import type { ArrayPool } from './array-pool.ts';
+import type { ArrayPool } from '../array-pool.ts';
 import type { LabelArrays } from './label-arrays.ts';
 import { setAncestorScore, walkAncestors, type AncestorState } from './labelled-mempool.ts';
-import type { MempoolSnapshot } from './mempool-snapshot.ts';
+import type { MempoolSnapshot } from '../../mirror/mempool-snapshot.ts';
 import { exactTieRateFor, ScoreOrder, sortByScore, TxidOrder, txidPrefixes } from './score-order.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assembleBlocks } from './block-assembler.ts';
-import { cloneSnapshot, encodeMempoolSnapshot, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { cloneSnapshot, encodeMempoolSnapshot, type MempoolSnapshot } from '../mirror/mempool-snapshot.ts';
 import { createProjectionWorker } from './projection-worker.ts';
 
 const txid = (n: number) => n.toString(16).padStart(64, '0');

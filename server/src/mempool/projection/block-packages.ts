@@ -1,4 +1,4 @@
-import type { TxidOrder } from './score-order.ts';
+import type { TxidOrder } from './ranking/score-order.ts';
 
 /** How Core limits, prices and orders packages inside a block (node/miner.cpp), shared by the projected blocks and the rest of the mempool. */
 

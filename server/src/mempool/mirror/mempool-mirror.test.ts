@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assembleBlocks } from './block-assembler.ts';
+import { assembleBlocks } from '../projection/block-assembler.ts';
 import { MempoolMirror, type MirrorEntry } from './mempool-mirror.ts';
 import { assertValidSnapshot, encodeMempoolSnapshot, sigopCostFloor, txidAt, type MempoolSnapshot } from './mempool-snapshot.ts';
-import { seededRandom } from '../lib/seeded-random.ts';
+import { seededRandom } from '../../lib/seeded-random.ts';
 
 /**
  * The mirror against a model of plain objects, under random additions

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RpcCall, RpcClient } from '../bitcoin/rpc-client.ts';
+import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
 import { createBlockTracker } from './block-tracker.ts';
 import { poolRecogniser } from './pool-identity.ts';
 

@@ -1,4 +1,4 @@
-import type { ArrayPool } from './array-pool.ts';
+import type { ArrayPool } from '../array-pool.ts';
 
 /**
  * The ranked mempool's per-label arrays (ranked-mempool.ts): one set of

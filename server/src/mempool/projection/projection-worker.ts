@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { BlockAssemblerOptions, BlockProjection } from './block-assembler.ts';
 import type { FeeHistogramCounts } from './fee-histogram.ts';
-import { snapshotBuffers, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { snapshotBuffers, type MempoolSnapshot } from '../mirror/mempool-snapshot.ts';
 
 /**
  * Projected blocks computed on a worker thread, so that the API's event loop

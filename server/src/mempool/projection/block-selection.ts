@@ -1,11 +1,11 @@
 import type { ArrayPool } from './array-pool.ts';
 import type { ProjectedBlock } from './block-assembler.ts';
 import { BLOCK_FULL_ENOUGH_WEIGHT_DELTA, MAX_BLOCK_SIGOPS_COST, MAX_CONSECUTIVE_FAILURES, belowMinimumFee, sortForBlock, WITNESS_SCALE_FACTOR } from './block-packages.ts';
-import { setAncestorScore, type LabelledMempool } from './labelled-mempool.ts';
+import { setAncestorScore, type LabelledMempool } from './ranking/labelled-mempool.ts';
 import { maxOf, median, minOf } from './rate-stats.ts';
 import type { MapTxRuns } from './rest-of-mempool.ts';
 import { ScoreHeap } from './score-heap.ts';
-import { beforeAcross, mergeByScore, ScoreOrder, sortByScore } from './score-order.ts';
+import { beforeAcross, mergeByScore, ScoreOrder, sortByScore } from './ranking/score-order.ts';
 
 /**
  * Core's block assembly (node/miner.cpp, BlockAssembler::addPackageTxs),

@@ -1,7 +1,7 @@
-import { btcPerKvbToSatPerVb, btcToSats } from '../bitcoin/amounts.ts';
-import { RpcCode, RpcError, type RpcCall, type RpcClient } from '../bitcoin/rpc-client.ts';
-import type { Logger } from '../lib/logger.ts';
-import { MempoolMirror, type MirrorEntry } from './mempool-mirror.ts';
+import { btcPerKvbToSatPerVb, btcToSats } from '../../bitcoin/amounts.ts';
+import { RpcCode, RpcError, type RpcCall, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { MempoolMirror, type MirrorEntry } from '../mirror/mempool-mirror.ts';
 import { openSequenceStream, type SequenceEvent, type SequenceStream, type SequenceStreamOptions } from './zmq-sequence.ts';
 
 /**

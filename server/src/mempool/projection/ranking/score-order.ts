@@ -1,5 +1,5 @@
-import { ArrayPool } from './array-pool.ts';
-import { TXID_BYTES } from './mempool-snapshot.ts';
+import { ArrayPool } from '../array-pool.ts';
+import { TXID_BYTES } from '../../mirror/mempool-snapshot.ts';
 
 /**
  * The order in which the block assembler considers packages.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assembleBlocks } from './block-assembler.ts';
-import { encodeMempoolSnapshot, type SnapshotEntry } from './mempool-snapshot.ts';
+import { assembleBlocks } from '../projection/block-assembler.ts';
+import { encodeMempoolSnapshot, type SnapshotEntry } from '../mirror/mempool-snapshot.ts';
 import { rateToBeat } from './rate-to-beat.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assembleBlocks } from './block-assembler.ts';
+import { assembleBlocks } from '../projection/block-assembler.ts';
 import { encodeMempoolSnapshot, snapshotFromRawMempool, type SnapshotEntry } from './mempool-snapshot.ts';
 
 /**

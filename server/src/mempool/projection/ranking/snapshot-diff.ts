@@ -1,4 +1,4 @@
-import { assertSnapshotShape, assertValidTransaction, TXID_BYTES, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { assertSnapshotShape, assertValidTransaction, TXID_BYTES, type MempoolSnapshot } from '../../mirror/mempool-snapshot.ts';
 
 /**
  * What changed from one mempool snapshot to the next, for an assembler that

@@ -1,5 +1,5 @@
-import { CORE_ASSEMBLER_DEFAULTS, MAX_BLOCK_SIGOPS_COST, type BlockAssemblerOptions, type ProjectedBlock } from './block-assembler.ts';
-import type { RelayRates } from './mirror-sync.ts';
+import { CORE_ASSEMBLER_DEFAULTS, MAX_BLOCK_SIGOPS_COST, type BlockAssemblerOptions, type ProjectedBlock } from '../projection/block-assembler.ts';
+import type { RelayRates } from '../feed/mirror-sync.ts';
 
 /**
  * The rate to beat (`market_rate`): what a transaction must pay to be in the

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { assembleBlocks, functionalRateOf, MAX_CONSECUTIVE_FAILURES, positionVsizeOf, projectedBlockOf, type BlockAssemblerOptions, type BlockProjection } from './block-assembler.ts';
-import { encodeMempoolSnapshot, type MempoolSnapshot, type SnapshotEntry } from './mempool-snapshot.ts';
-import { referenceAssemble } from './block-assembler.reference.ts';
+import { encodeMempoolSnapshot, type MempoolSnapshot, type SnapshotEntry } from '../mirror/mempool-snapshot.ts';
+import { referenceAssemble } from '../block-assembler.reference.ts';
 
 /**
  * Hand-made mempools whose projection is known, then random ones checked
