@@ -31,8 +31,13 @@ const VERSION_CLAIM = 'token_version';
 const SUBJECT_PREFIX = 'local:';
 
 export interface LocalIssuer extends TokenVerifier {
-  /** A token for the account as it is now in the database (its role and token version). */
-  issue(username: string): Promise<string>;
+  /**
+   * A token for the account as `account` says it was when its password was
+   * checked (read in the same row as the hash): a change committed since
+   * has taken a new version, and the token is refused from the start.
+   * Without `account`, as it is now in the database (tools and tests).
+   */
+  issue(username: string, account?: AccountState): Promise<string>;
   /** A fresh token for the holder of a valid one, checked against the account afresh, within the session's limit. */
   renew(token: string): Promise<string>;
   /** Loads (or makes) the signing key and opens it: start-up fails here, clearly, on a wrong AUTH_KEY_SECRET. */
@@ -49,7 +54,7 @@ export interface LocalIssuerDeps {
   cacheMs?: number;
 }
 
-interface AccountState {
+export interface AccountState {
   isAdmin: boolean;
   tokenVersion: number;
 }
@@ -144,9 +149,12 @@ export function createLocalIssuer(deps: LocalIssuerDeps): LocalIssuer {
     return { kid, key: await key };
   }
 
-  async function sign(username: string, authTime: number): Promise<string> {
-    const account = await readAccount(db, username);
-    if (!account) throw new InvalidTokenError('The account no longer exists');
+  /**
+   * Signs for `account` as the caller checked it, never as read again here: a
+   * version read after the check could be one a password reset has just
+   * taken, and the token would outlive the reset that was meant to end it.
+   */
+  async function sign(username: string, account: AccountState, authTime: number): Promise<string> {
     const { kid, key } = await signingKey();
     const now = Math.floor(clock.now().getTime() / 1000);
     return new SignJWT({ preferred_username: username, groups: account.isAdmin ? [adminGroup] : [], [VERSION_CLAIM]: account.tokenVersion, auth_time: authTime })
@@ -194,13 +202,19 @@ export function createLocalIssuer(deps: LocalIssuerDeps): LocalIssuer {
   }
 
   return {
-    issue: (username) => sign(username, Math.floor(clock.now().getTime() / 1000)),
+    async issue(username, account) {
+      const state = account ?? (await readAccount(db, username));
+      if (!state) throw new InvalidTokenError('The account no longer exists');
+      return sign(username, state, Math.floor(clock.now().getTime() / 1000));
+    },
 
     async renew(token) {
-      const { payload, username } = await check(token, true);
+      const { payload, username, account } = await check(token, true);
       const authTime = typeof payload.auth_time === 'number' ? payload.auth_time : payload.iat!;
       if (Math.floor(clock.now().getTime() / 1000) >= authTime + LOCAL_SESSION_MAX_SECONDS) throw new InvalidTokenError('The session has reached its limit: sign in again');
-      return sign(username, authTime);
+      // The version the renewed token carried, which check() found current: a change landing
+      // after that check leaves the new token as stale as the old one.
+      return sign(username, { isAdmin: account.isAdmin, tokenVersion: payload[VERSION_CLAIM] as number }, authTime);
     },
 
     async ready() {

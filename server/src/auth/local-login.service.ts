@@ -33,7 +33,9 @@ export function createLocalLoginService(deps: { db: Queryable; issuer: LocalIssu
         throw new ApiError(401, LOGIN_FAILED_MESSAGE);
       }
       await throttle.succeeded(name, clientAddress);
-      return { token: await issuer.issue(account.username) };
+      // The token carries the version read with the hash just checked: a password reset that
+      // committed meanwhile (the check takes 100-300 ms) has already made it stale.
+      return { token: await issuer.issue(account.username, { isAdmin: account.is_admin, tokenVersion: account.token_version }) };
     },
 
     /** POST /rest-api/login/renew: a fresh token for the holder of a valid local one, checked against the account afresh. */

@@ -6,11 +6,13 @@ export interface StaffAccountRow {
   username: string;
   password_hash: string;
   is_admin: boolean;
+  /** Read with the hash: a token issued for this password check carries this version (migration 014), never one read later. */
+  token_version: number;
 }
 
 export async function findAccount(db: Queryable, username: string): Promise<StaffAccountRow | undefined> {
   const { rows } = await db.query<StaffAccountRow>(
-    'SELECT username, password_hash, is_admin FROM staff_accounts WHERE username = $1',
+    'SELECT username, password_hash, is_admin, token_version FROM staff_accounts WHERE username = $1',
     [username],
   );
   return rows[0];
