@@ -1,9 +1,12 @@
+import { api } from './http.ts';
 import type { paths } from './schema';
 
 export type AuthConfig = paths['/rest-api/auth-config']['get']['responses'][200]['content']['application/json'];
 
 /** SPEC.md section 4: the sign-in layer retries up to 5 times on network failure or 429. */
 export const SIGN_IN_RETRY_LIMIT = 5;
+
+const getAuthConfig = () => api.GET('/rest-api/auth-config');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -14,13 +17,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function fetchAuthConfig(): Promise<AuthConfig> {
   for (let attempt = 0; ; attempt++) {
-    let response: Response | undefined;
+    let answer: Awaited<ReturnType<typeof getAuthConfig>> | undefined;
     try {
-      response = await fetch('/rest-api/auth-config', { headers: { 'x-portal-client': 'web' } });
+      answer = await getAuthConfig();
     } catch (error) {
       if (attempt >= SIGN_IN_RETRY_LIMIT) throw error;
     }
-    if (response?.ok) return (await response.json()) as AuthConfig;
+    if (answer?.data) return answer.data;
+    const response = answer?.response;
     if (response && response.status !== 429) throw new Error(`Sign-in settings unavailable (HTTP ${response.status})`);
     if (attempt >= SIGN_IN_RETRY_LIMIT) throw new Error('Sign-in settings unavailable: too many retries');
     await sleep(1000 * 2 ** attempt);

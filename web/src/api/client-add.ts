@@ -1,23 +1,16 @@
 import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { CLIENT_LOGS_KEY } from './client-logs-list.ts';
-import { DISCOUNT_LIST_KEY } from './client-code-view.ts';
-import { CLIENT_LIST_KEY } from './client-view.ts';
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
+import { listKey } from './list-query.ts';
+import { CLIENT_LOGS, CLIENTS, DISCOUNTS } from './lists.ts';
 import type { paths } from './schema';
 
-type Endpoint = paths['/rest-api/client/add']['post'];
-export type ClientBody = Endpoint['requestBody']['content']['application/json'];
-export type AddedClient = Endpoint['responses'][200]['content']['application/json'];
+export type ClientBody = paths['/rest-api/client/add']['post']['requestBody']['content']['application/json'];
 
-export const addClient = (body: ClientBody) => apiCall<AddedClient>('/rest-api/client/add', { method: 'POST', body, staff: true });
+export const addClient = (body: ClientBody) => unwrap(staffApi.POST('/rest-api/client/add', { body }));
 
 /** What any change to a client makes stale: the clients and their names, their log, and the codes that show a client's name. */
-export function invalidateAfterClientChange(client: QueryClient): Promise<void> {
-  return Promise.all([
-    client.invalidateQueries({ queryKey: CLIENT_LIST_KEY }),
-    client.invalidateQueries({ queryKey: CLIENT_LOGS_KEY }),
-    client.invalidateQueries({ queryKey: DISCOUNT_LIST_KEY }),
-  ]).then(() => undefined);
+export async function invalidateAfterClientChange(client: QueryClient): Promise<void> {
+  await Promise.all([CLIENTS, CLIENT_LOGS, DISCOUNTS].map((list) => client.invalidateQueries({ queryKey: listKey(list) })));
 }
 
 export const addClientMutation = (client: QueryClient) => mutationOptions({ mutationFn: addClient, onSuccess: () => invalidateAfterClientChange(client) });

@@ -1,15 +1,10 @@
 import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { invalidateAfterDiscountChange } from './client-code-add.ts';
-import { apiCall } from './http.ts';
-import type { paths } from './schema';
-
-type Endpoint = paths['/rest-api/client-code/update/{id}']['post'];
-export type DiscountUpdateBody = Endpoint['requestBody']['content']['application/json'];
-export type UpdatedDiscount = Endpoint['responses'][200]['content']['application/json'];
+import { invalidateAfterDiscountChange, type DiscountBody } from './client-code-add.ts';
+import { staffApi, unwrap } from './http.ts';
 
 /** SPEC.md section 7: the same body as add; the code never changes. */
-export const updateDiscount = ({ id, body }: { id: number; body: DiscountUpdateBody }) =>
-  apiCall<UpdatedDiscount>(`/rest-api/client-code/update/${id}`, { method: 'POST', body, staff: true });
+export const updateDiscount = ({ id, body }: { id: number; body: DiscountBody }) =>
+  unwrap(staffApi.POST('/rest-api/client-code/update/{id}', { params: { path: { id } }, body }));
 
 export const updateDiscountMutation = (client: QueryClient) =>
   mutationOptions({ mutationFn: updateDiscount, onSuccess: () => invalidateAfterDiscountChange(client) });

@@ -1,13 +1,9 @@
 import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { invalidateAfterClientChange } from './client-add.ts';
-import { apiCall } from './http.ts';
-import type { paths } from './schema';
-
-type Endpoint = paths['/rest-api/client/delete/{id}']['delete'];
-export type DeletedClient = Endpoint['responses'][200]['content']['application/json'];
+import { staffApi, unwrap } from './http.ts';
 
 /** Refused (409) while the client is not is_deletable. */
-export const deleteClient = (id: number) => apiCall<DeletedClient>(`/rest-api/client/delete/${id}`, { method: 'DELETE', staff: true });
+export const deleteClient = (id: number) => unwrap(staffApi.DELETE('/rest-api/client/delete/{id}', { params: { path: { id } } }));
 
 export const deleteClientMutation = (client: QueryClient) =>
   mutationOptions({ mutationFn: deleteClient, onSuccess: () => invalidateAfterClientChange(client) });

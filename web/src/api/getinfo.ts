@@ -1,10 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { api, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 export type Info = paths['/rest-api/getinfo']['get']['responses'][200]['content']['application/json'];
 
-export const fetchInfo = (signal?: AbortSignal) => apiCall<Info>('/rest-api/getinfo', { signal });
+export const fetchInfo = (signal?: AbortSignal) => unwrap(api.GET('/rest-api/getinfo', { signal }));
 
 export const infoQuery = queryOptions({
   queryKey: ['getinfo'],

@@ -1,4 +1,6 @@
+import createClient, { type Middleware } from 'openapi-fetch';
 import { readStoredSession } from '../auth/token-storage.ts';
+import type { paths } from './schema';
 
 /** SPEC.md section 8: the fallback when the server gives no message. */
 export const GENERIC_FAILURE = 'Something went wrong';
@@ -18,14 +20,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface CallOptions {
-  method?: 'GET' | 'POST' | 'DELETE';
-  body?: unknown;
-  /** Sends the stored sign-in token as the bearer (staff calls). */
-  staff?: boolean;
-  signal?: AbortSignal;
-}
-
 function messageOf(body: unknown): string | undefined {
   if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string' && body.message !== '') {
     return body.message;
@@ -33,34 +27,47 @@ function messageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** One fetch for every API call: JSON in and out, the server's message on failure. */
-export async function apiCall<T>(path: string, options: CallOptions = {}): Promise<T> {
-  // Marks calls from our own web app (the audit trail's source type).
-  const headers: Record<string, string> = { 'x-portal-client': 'web' };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.staff) {
+/**
+ * The API's calls, typed from the OpenAPI document (schema.d.ts, generated
+ * from the server's route schemas): each call's path, parameters, body and
+ * answer are the server's own. The header marks calls from our own web app
+ * (the audit trail's source type).
+ */
+export const api = createClient<paths>({ headers: { 'x-portal-client': 'web' } });
+
+/** Staff calls send the stored sign-in token as the bearer (SPEC.md section 6). */
+const bearer: Middleware = {
+  onRequest({ request }) {
     const session = readStoredSession();
-    if (session) headers.authorization = `Bearer ${session.idToken}`;
-  }
-  let response: Response;
+    if (session) request.headers.set('authorization', `Bearer ${session.idToken}`);
+    return request;
+  },
+};
+
+export const staffApi = createClient<paths>({ headers: { 'x-portal-client': 'web' } });
+staffApi.use(bearer);
+
+/** What openapi-fetch answers a call with. */
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * A call's answer, or an ApiError carrying the status and the server's
+ * message. The dashboard turns a 401 into the end of the session and any
+ * other failure into a toast (dashboard/query-client.ts).
+ */
+export async function unwrap<A extends Answer>(call: Promise<A>): Promise<NonNullable<A['data']>> {
+  let answer: A;
   try {
-    response = await fetch(path, {
-      method: options.method ?? 'GET',
-      headers,
-      body: options.body === undefined ? null : JSON.stringify(options.body),
-      signal: options.signal ?? null,
-    });
+    answer = await call;
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    // Never reached the server, or the answer broke off part-way.
     throw new ApiError(0, undefined);
   }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (!response.ok) throw new ApiError(response.status, messageOf(body), body);
-  return body as T;
+  if (!answer.response.ok) throw new ApiError(answer.response.status, messageOf(answer.error), answer.error);
+  return answer.data as NonNullable<A['data']>;
 }

@@ -1,4 +1,4 @@
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 export type LoginRenewResponse = paths['/rest-api/login/renew']['post']['responses'][200]['content']['application/json'];
@@ -11,4 +11,4 @@ export type LoginRenewResponse = paths['/rest-api/login/renew']['post']['respons
 export const LOCAL_TOKEN_ISSUER = 'urn:slipstream-portal:local-sign-in';
 
 /** POST /rest-api/login/renew with the stored token as the bearer: a fresh token, or 401 once the account changed. */
-export const renewLocalToken = () => apiCall<Partial<LoginRenewResponse>>('/rest-api/login/renew', { method: 'POST', staff: true });
+export const renewLocalToken = (): Promise<Partial<LoginRenewResponse>> => unwrap(staffApi.POST('/rest-api/login/renew'));

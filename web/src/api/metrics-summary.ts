@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 type Endpoint = paths['/rest-api/metrics/summary']['get'];
@@ -13,7 +13,7 @@ export type SummaryPeriod = (typeof SUMMARY_PERIODS)[number];
 export const DEFAULT_SUMMARY_PERIOD: SummaryPeriod = 14;
 
 export const fetchMetricsSummary = (days: number, signal?: AbortSignal) =>
-  apiCall<MetricsSummary>(`/rest-api/metrics/summary?${new URLSearchParams({ days: String(days) }).toString()}`, { staff: true, signal });
+  unwrap(staffApi.GET('/rest-api/metrics/summary', { params: { query: { days } }, signal }));
 
 export const metricsSummaryQuery = (days: number) =>
   queryOptions({

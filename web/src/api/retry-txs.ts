@@ -1,6 +1,7 @@
 import { mutationOptions, useMutation, useMutationState, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { FAILED_TXS_KEY } from './failed-txs.ts';
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
+import { listKey } from './list-query.ts';
+import { FAILED_TXS } from './lists.ts';
 import type { paths } from './schema';
 
 type Endpoint = paths['/rest-api/retry-txs/update']['post'];
@@ -24,7 +25,7 @@ export async function retryTxs(ids: readonly number[]): Promise<RetryResponse> {
   let answer: RetryResponse | undefined;
   for (let start = 0; start < ids.length; start += MAX_RETRY_IDS) {
     const body: RetryBody = { ids: ids.slice(start, start + MAX_RETRY_IDS) };
-    const part = await apiCall<RetryResponse>('/rest-api/retry-txs/update', { method: 'POST', body, staff: true });
+    const part = await unwrap(staffApi.POST('/rest-api/retry-txs/update', { body }));
     answer = answer ? { ...part, queued: answer.queued + part.queued, skipped: answer.skipped + part.skipped } : part;
   }
   if (!answer) throw new Error('No transactions to retry');
@@ -36,7 +37,7 @@ export const retryTxsMutation = (client: QueryClient) =>
     mutationKey: RETRY_TXS_KEY,
     mutationFn: retryTxs,
     // Reloaded whatever the outcome: a failure part-way through may still have moved some.
-    onSettled: () => client.invalidateQueries({ queryKey: FAILED_TXS_KEY }),
+    onSettled: () => client.invalidateQueries({ queryKey: listKey(FAILED_TXS) }),
   });
 
 /** `onRetried` runs after each retry that succeeds, however many run at once. */

@@ -1,7 +1,8 @@
 import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
+import { listKey } from './list-query.ts';
+import { SETTING_LOGS } from './lists.ts';
 import type { paths } from './schema';
-import { SETTING_LOGS_KEY } from './setting-logs-list.ts';
 import { SETTINGS_KEY } from './settings-view.ts';
 
 type Endpoint = paths['/rest-api/settings/update']['post'];
@@ -12,8 +13,7 @@ export type SettingsUpdateResponse = Endpoint['responses'][200]['content']['appl
 export const SETTINGS_SAVE_FAILED = 'Failed to update setting. Please try again.';
 
 /** SPEC.md section 7: an array of {id, item, value, description}, applied together or not at all. */
-export const updateSettings = (body: SettingsUpdateBody) =>
-  apiCall<SettingsUpdateResponse>('/rest-api/settings/update', { method: 'POST', body, staff: true });
+export const updateSettings = (body: SettingsUpdateBody) => unwrap(staffApi.POST('/rest-api/settings/update', { body }));
 
 export const updateSettingsMutation = (client: QueryClient) =>
   mutationOptions({
@@ -21,7 +21,7 @@ export const updateSettingsMutation = (client: QueryClient) =>
     // The dashboard's failure toast says this instead of the server's message.
     meta: { errorToast: SETTINGS_SAVE_FAILED },
     onSuccess: () =>
-      Promise.all([client.invalidateQueries({ queryKey: SETTINGS_KEY }), client.invalidateQueries({ queryKey: SETTING_LOGS_KEY })]),
+      Promise.all([client.invalidateQueries({ queryKey: SETTINGS_KEY }), client.invalidateQueries({ queryKey: listKey(SETTING_LOGS) })]),
   });
 
 export function useUpdateSettings() {

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 type Endpoint = paths['/rest-api/settings/view']['get'];
@@ -9,7 +9,7 @@ export type SettingRow = SettingsResponse['result'][number];
 export const SETTINGS_KEY = ['settings', 'view'] as const;
 
 /** Every setting at once: the list is short, so the table pages it in the browser. */
-export const fetchSettings = (signal?: AbortSignal) => apiCall<SettingsResponse>('/rest-api/settings/view', { staff: true, signal });
+export const fetchSettings = (signal?: AbortSignal) => unwrap(staffApi.GET('/rest-api/settings/view', { signal }));
 
 export const settingsQuery = queryOptions({
   queryKey: SETTINGS_KEY,

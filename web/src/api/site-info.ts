@@ -1,10 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { api, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 export type SiteInfo = paths['/rest-api/site-info']['get']['responses'][200]['content']['application/json'];
 
-export const fetchSiteInfo = (signal?: AbortSignal) => apiCall<SiteInfo>('/rest-api/site-info', { signal });
+export const fetchSiteInfo = (signal?: AbortSignal) => unwrap(api.GET('/rest-api/site-info', { signal }));
 
 /** Checked again every minute, so a page left open notices maintenance starting or ending. */
 export const siteInfoQuery = queryOptions({

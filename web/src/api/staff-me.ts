@@ -1,10 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { staffApi, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 export type StaffMe = paths['/rest-api/staff/me']['get']['responses'][200]['content']['application/json'];
 
-export const fetchStaffMe = (signal?: AbortSignal) => apiCall<StaffMe>('/rest-api/staff/me', { staff: true, signal });
+export const fetchStaffMe = (signal?: AbortSignal) => unwrap(staffApi.GET('/rest-api/staff/me', { signal }));
 
 /** SPEC.md section 4: authentication is checked on load; the server says who is an admin. */
 export const staffMeQuery = queryOptions({

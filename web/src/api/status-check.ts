@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { api, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 export type TxStatus = paths['/rest-api/status-check']['get']['responses'][200]['content']['application/json'];
@@ -8,7 +8,7 @@ export type TxStatus = paths['/rest-api/status-check']['get']['responses'][200][
 export const STATUS_POLL_MS = 30_000;
 
 export const fetchTxStatus = (txid: string, signal?: AbortSignal) =>
-  apiCall<TxStatus>(`/rest-api/status-check?${new URLSearchParams({ tx_id: txid }).toString()}`, { signal });
+  unwrap(api.GET('/rest-api/status-check', { params: { query: { tx_id: txid } }, signal }));
 
 export const txStatusQuery = (txid: string) =>
   queryOptions({

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { apiCall } from './http.ts';
+import { api, unwrap } from './http.ts';
 import type { paths } from './schema';
 
 type Single = paths['/rest-api/submit-tx']['post'];
@@ -9,9 +9,8 @@ export type SubmitTxResponse = Single['responses'][200]['content']['application/
 export type SubmitPackageBody = Package['requestBody']['content']['application/json'];
 export type SubmitPackageResponse = Package['responses'][200]['content']['application/json'];
 
-export const submitTx = (body: SubmitTxBody) => apiCall<SubmitTxResponse>('/rest-api/submit-tx', { method: 'POST', body });
-export const submitPackage = (body: SubmitPackageBody) =>
-  apiCall<SubmitPackageResponse>('/rest-api/submit-package', { method: 'POST', body });
+export const submitTx = (body: SubmitTxBody) => unwrap(api.POST('/rest-api/submit-tx', { body }));
+export const submitPackage = (body: SubmitPackageBody) => unwrap(api.POST('/rest-api/submit-package', { body }));
 
 export const useSubmitTx = () => useMutation({ mutationFn: submitTx });
 export const useSubmitPackage = () => useMutation({ mutationFn: submitPackage });

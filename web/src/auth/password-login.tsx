@@ -1,11 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { apiCall, ApiError } from '../api/http.ts';
-import type { paths } from '../api/schema';
+import { api, ApiError, unwrap } from '../api/http.ts';
 import { notify } from '../lib/toasts.tsx';
 import { storeLocalToken } from './token-storage.ts';
-
-type LoginResponse = paths['/rest-api/login']['post']['responses'][200]['content']['application/json'];
 
 /** SPEC.md section 7: POST /rest-api/login, the token stored locally, then /dashboard. */
 export function PasswordLogin() {
@@ -18,7 +15,7 @@ export function PasswordLogin() {
     event.preventDefault();
     setBusy(true);
     try {
-      const { token } = await apiCall<Partial<LoginResponse>>('/rest-api/login', { method: 'POST', body: { username, password } });
+      const { token } = await unwrap(api.POST('/rest-api/login', { body: { username, password } }));
       if (!token) throw new Error('No token received');
       storeLocalToken(token);
       notify.success('Login successful!');

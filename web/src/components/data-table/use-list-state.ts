@@ -1,10 +1,10 @@
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router';
-import { DEFAULT_PAGE_SIZE, isPageSize } from './page-sizes.ts';
+import { DEFAULT_PAGE_SIZE, isPageSize, type PageSize } from './page-sizes.ts';
 
 export interface ListState<F extends string> {
   page: number;
-  limit: number;
+  limit: PageSize;
   /** Applied filters, '' when unset. */
   filters: Record<F, string>;
   setPage: (page: number) => void;

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { AUDIT_FILTERS, useAuditList, type AuditRow } from '../../api/audits-list.ts';
+import { useList, type FilterName } from '../../api/list-query.ts';
+import { AUDITS, type AuditRow } from '../../api/lists.ts';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { FilteredList } from './filtered-list.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
-import { useListState } from '../../components/data-table/use-list-state.ts';
 import { Modal } from '../../components/modal.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { ClientLogs, DiscountLogs, SettingLogs } from './change-logs.tsx';
@@ -43,7 +43,7 @@ export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
   );
 }
 
-const AUDIT_FIELDS: ReadonlyArray<FilterField<(typeof AUDIT_FILTERS)[number]>> = [
+const AUDIT_FIELDS: ReadonlyArray<FilterField<FilterName<typeof AUDITS>>> = [
   { kind: 'text', name: 'ip_or_endpoint', label: 'IP or Endpoint' },
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
@@ -53,8 +53,7 @@ const AUDIT_FIELDS: ReadonlyArray<FilterField<(typeof AUDIT_FILTERS)[number]>> =
 ];
 
 function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(AUDIT_FILTERS);
-  const query = useAuditList(list.page, list.limit, list.filters);
+  const { list, query } = useList(AUDITS);
   const [viewing, setViewing] = useState<AuditRow | null>(null);
   const columns: Column<AuditRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },

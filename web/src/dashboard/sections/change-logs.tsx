@@ -1,10 +1,8 @@
-import { CLIENT_LOG_FILTERS, useClientLogs, type ClientLogRow } from '../../api/client-logs-list.ts';
-import { DISCOUNT_LOG_FILTERS, useDiscountLogs, type DiscountLogRow } from '../../api/discount-logs-list.ts';
-import { SETTING_LOG_FILTERS, useSettingLogs, type SettingLogRow } from '../../api/setting-logs-list.ts';
+import { useList, type FilterName } from '../../api/list-query.ts';
+import { CLIENT_LOGS, DISCOUNT_LOGS, SETTING_LOGS, type ClientLogRow, type DiscountLogRow, type SettingLogRow } from '../../api/lists.ts';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
-import { useListState } from '../../components/data-table/use-list-state.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { changeLines } from './change-values.ts';
 import { titleCase } from './labels.ts';
@@ -37,14 +35,13 @@ function ChangeCell({ previous, updated }: { previous: string | null; updated: s
   );
 }
 
-const SETTING_FIELDS: ReadonlyArray<FilterField<(typeof SETTING_LOG_FILTERS)[number]>> = [
+const SETTING_FIELDS: ReadonlyArray<FilterField<FilterName<typeof SETTING_LOGS>>> = [
   { kind: 'text', name: 'item', label: 'Name' },
   { kind: 'text', name: 'username', label: 'Email' },
 ];
 
 export function SettingLogs({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(SETTING_LOG_FILTERS);
-  const query = useSettingLogs(list.page, list.limit, list.filters);
+  const { list, query } = useList(SETTING_LOGS);
   const columns: Column<SettingLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
     { header: 'Email', cell: (row) => row.username },
@@ -56,15 +53,14 @@ export function SettingLogs({ isAdmin }: { isAdmin: boolean }) {
   return <FilteredList label="Setting Logs" fields={SETTING_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />;
 }
 
-const DISCOUNT_FIELDS: ReadonlyArray<FilterField<(typeof DISCOUNT_LOG_FILTERS)[number]>> = [
+const DISCOUNT_FIELDS: ReadonlyArray<FilterField<FilterName<typeof DISCOUNT_LOGS>>> = [
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'text', name: 'username', label: 'Email' },
   { kind: 'select', name: 'action', label: 'Action', options: ACTION_OPTIONS },
 ];
 
 export function DiscountLogs({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(DISCOUNT_LOG_FILTERS);
-  const query = useDiscountLogs(list.page, list.limit, list.filters);
+  const { list, query } = useList(DISCOUNT_LOGS);
   const columns: Column<DiscountLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
     { header: 'Email', cell: (row) => row.username },
@@ -76,15 +72,14 @@ export function DiscountLogs({ isAdmin }: { isAdmin: boolean }) {
   return <FilteredList label="Discount Logs" fields={DISCOUNT_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />;
 }
 
-const CLIENT_FIELDS: ReadonlyArray<FilterField<(typeof CLIENT_LOG_FILTERS)[number]>> = [
+const CLIENT_FIELDS: ReadonlyArray<FilterField<FilterName<typeof CLIENT_LOGS>>> = [
   { kind: 'text', name: 'username', label: 'Email' },
   { kind: 'text', name: 'client_name', label: 'Client Name' },
   { kind: 'select', name: 'action', label: 'Action', options: ACTION_OPTIONS },
 ];
 
 export function ClientLogs({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(CLIENT_LOG_FILTERS);
-  const query = useClientLogs(list.page, list.limit, list.filters);
+  const { list, query } = useList(CLIENT_LOGS);
   const columns: Column<ClientLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
     { header: 'Email', cell: (row) => row.username },

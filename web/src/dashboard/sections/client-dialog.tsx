@@ -2,7 +2,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { useAddClient, type ClientBody } from '../../api/client-add.ts';
 import { useDeleteClient } from '../../api/client-delete.ts';
 import { useUpdateClient } from '../../api/client-update.ts';
-import type { ClientRow } from '../../api/client-view.ts';
+import type { ClientRow } from '../../api/lists.ts';
 import { closeDialogOf, describedBy, FormError, FormField, useServerErrors } from '../../components/form-field.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';

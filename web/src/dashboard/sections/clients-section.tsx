@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { CLIENT_FILTERS, useClientList, type ClientRow } from '../../api/client-view.ts';
+import { useList, type FilterName } from '../../api/list-query.ts';
+import { CLIENTS, type ClientRow } from '../../api/lists.ts';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
-import { useListState } from '../../components/data-table/use-list-state.ts';
 import { sectionFor } from '../dashboard-sections.ts';
 import { ClientDialog } from './client-dialog.tsx';
 import type { DialogState } from './dialog-state.ts';
@@ -11,7 +11,7 @@ import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('clientmanagement').title;
 
-const FIELDS: ReadonlyArray<FilterField<(typeof CLIENT_FILTERS)[number]>> = [
+const FIELDS: ReadonlyArray<FilterField<FilterName<typeof CLIENTS>>> = [
   { kind: 'text', name: 'client_name', label: 'Client Name' },
   { kind: 'text', name: 'email', label: 'Email' },
   { kind: 'text', name: 'organization_name', label: 'Organization Name' },
@@ -25,8 +25,7 @@ const text = (value: string | null) => value ?? '';
  * discount code refers to (is_deletable).
  */
 export function ClientsSection({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(CLIENT_FILTERS);
-  const query = useClientList(list.page, list.limit, list.filters);
+  const { list, query } = useList(CLIENTS);
   const [dialog, setDialog] = useState<DialogState<ClientRow>>(null);
   const columns: Column<ClientRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },

@@ -2,8 +2,8 @@ import { useRef, useState, type FormEvent } from 'react';
 import { useAddDiscount, type DiscountBody } from '../../api/client-code-add.ts';
 import { useDeleteDiscount } from '../../api/client-code-delete.ts';
 import { useUpdateDiscount } from '../../api/client-code-update.ts';
-import type { DiscountRow } from '../../api/client-code-view.ts';
-import { useClientNames } from '../../api/client-view.ts';
+import type { DiscountRow } from '../../api/lists.ts';
+import { useClientNames } from '../../api/client-names.ts';
 import { DATE_INPUT_NOT_VALID, isValidDate } from '../../components/data-table/date-range.ts';
 import { DateTimeField, type DateTimeValue } from '../../components/date-time-field.tsx';
 import { closeDialogOf, describedBy, FieldError, FormError, FormField, useServerErrors } from '../../components/form-field.tsx';
@@ -127,7 +127,7 @@ function DiscountForm({ row }: { row: DiscountRow | undefined }) {
     server.clearField(field);
   };
 
-  const clientNames = names.data?.client_names ?? [];
+  const clientNames = names.data ?? [];
   const options = row && !clientNames.includes(row.client_name) ? [row.client_name, ...clientNames] : clientNames;
 
   function submit(event: FormEvent) {

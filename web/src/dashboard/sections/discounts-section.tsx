@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { DISCOUNT_FILTERS, useDiscountList, type DiscountRow } from '../../api/client-code-view.ts';
+import { useList, type FilterName } from '../../api/list-query.ts';
+import { DISCOUNTS, type DiscountRow } from '../../api/lists.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
-import { useListState } from '../../components/data-table/use-list-state.ts';
 import { sectionFor } from '../dashboard-sections.ts';
 import { DiscountDialog } from './discount-dialog.tsx';
 import type { DialogState } from './dialog-state.ts';
@@ -13,7 +13,7 @@ import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('discounts').title;
 
-const FIELDS: ReadonlyArray<FilterField<(typeof DISCOUNT_FILTERS)[number]>> = [
+const FIELDS: ReadonlyArray<FilterField<FilterName<typeof DISCOUNTS>>> = [
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
   {
@@ -33,8 +33,7 @@ const FIELDS: ReadonlyArray<FilterField<(typeof DISCOUNT_FILTERS)[number]>> = [
  * their filters; administrators add, edit and delete them in one modal.
  */
 export function DiscountsSection({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(DISCOUNT_FILTERS);
-  const query = useDiscountList(list.page, list.limit, list.filters);
+  const { list, query } = useList(DISCOUNTS);
   const [dialog, setDialog] = useState<DialogState<DiscountRow>>(null);
   const columns: Column<DiscountRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },

@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { FAILED_TX_FILTERS, useFailedTxs, type FailedTxFilters, type FailedTxRow } from '../../api/failed-txs.ts';
+import { useList, type FilterName } from '../../api/list-query.ts';
+import { FAILED_TXS, type FailedTxRow } from '../../api/lists.ts';
 import { RETRY_SUCCESS_MESSAGE, useIdsBeingRetried, useRetryTxs } from '../../api/retry-txs.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
 import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
-import { useListState } from '../../components/data-table/use-list-state.ts';
 import { formatDateTime, shortTxid } from '../../lib/format.ts';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
 import { sectionFor } from '../dashboard-sections.ts';
@@ -13,7 +13,7 @@ import { clearAndReload, tableLoading } from './list-helpers.ts';
 
 const TITLE = sectionFor('failedtx').title;
 
-const FIELDS: ReadonlyArray<FilterField<(typeof FAILED_TX_FILTERS)[number]>> = [
+const FIELDS: ReadonlyArray<FilterField<FilterName<typeof FAILED_TXS>>> = [
   { kind: 'text', name: 'txid', label: 'Transaction ID' },
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
@@ -31,11 +31,10 @@ const NO_SELECTION: ReadonlySet<number> = new Set();
  * retry controls (section 6).
  */
 export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(FAILED_TX_FILTERS);
-  const query = useFailedTxs(list.page, list.limit, list.filters);
+  const { list, query } = useList(FAILED_TXS);
   const [selected, setSelected] = useState(NO_SELECTION);
   // The selection holds across pages and page sizes; other filters are another list, so it starts again.
-  const [filtersSeen, setFiltersSeen] = useState<FailedTxFilters>(list.filters);
+  const [filtersSeen, setFiltersSeen] = useState(list.filters);
   if (filtersSeen !== list.filters) {
     setFiltersSeen(list.filters);
     setSelected(NO_SELECTION);

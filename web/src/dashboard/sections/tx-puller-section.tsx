@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { SUBMISSION_TYPES, TX_PULLER_FILTERS, useTxPuller, useTxPullerDownload, type PullerRow, type SubmissionType } from '../../api/tx-puller.ts';
+import { useList, useListDownload, type FilterName } from '../../api/list-query.ts';
+import { SUBMISSION_TYPES, TX_PULLER, type PullerRow, type SubmissionType } from '../../api/lists.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
@@ -19,7 +20,7 @@ const TABS: ReadonlyArray<{ id: SubmissionType; label: string }> = [
   { id: 'package_submissions', label: 'Package Submissions' },
 ];
 
-const FIELDS: ReadonlyArray<FilterField<(typeof TX_PULLER_FILTERS)[number]>> = [
+const FIELDS: ReadonlyArray<FilterField<FilterName<(typeof TX_PULLER)[SubmissionType]>>> = [
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'text', name: 'txid', label: 'Tx ID' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
@@ -97,8 +98,7 @@ const hexesOf = (row: PullerRow) => ('txs_hex' in row ? row.txs_hex : [row.tx_he
 const multiple = (value: number | null) => (value === null ? 'N/A' : `${value.toFixed(2)}x`);
 
 function PullerList({ type, isAdmin }: { type: SubmissionType; isAdmin: boolean }) {
-  const list = useListState(TX_PULLER_FILTERS);
-  const query = useTxPuller(type, list.page, list.limit, list.filters);
+  const { list, query } = useList(TX_PULLER[type]);
   const label = TABS.find((t) => t.id === type)!.label;
   const columns: Column<PullerRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
@@ -122,7 +122,8 @@ function PullerList({ type, isAdmin }: { type: SubmissionType; isAdmin: boolean 
 
 /** Downloads what the tab's applied filters (those in the address, not what is typed) select. */
 function PullerDownload({ type }: { type: SubmissionType }) {
-  const { filters } = useListState(TX_PULLER_FILTERS);
-  const download = useTxPullerDownload();
-  return <DownloadButton busy={download.isPending} onDownload={() => download.mutate({ type, filters })} />;
+  const { filters } = useListState(TX_PULLER[type].filters);
+  // SPEC.md section 7: tx-puller-{type}-report-{timestamp}.csv, the server's name.
+  const download = useListDownload(TX_PULLER[type], `tx-puller-${type}-report.csv`);
+  return <DownloadButton busy={download.isPending} onDownload={() => download.mutate(filters)} />;
 }

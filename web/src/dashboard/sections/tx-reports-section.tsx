@@ -1,10 +1,10 @@
 import { useInfo } from '../../api/getinfo.ts';
-import { TX_REPORT_FILTERS, useTxReports, useTxReportsDownload, type TxReportRow } from '../../api/tx-reports.ts';
+import { useList, useListDownload, type FilterName } from '../../api/list-query.ts';
+import { TX_REPORTS, type TxReportRow } from '../../api/lists.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
-import { useListState } from '../../components/data-table/use-list-state.ts';
 import { count, formatDateTime, shortTxid } from '../../lib/format.ts';
 import { explorerTxUrl } from '../../public/explorer.ts';
 import { sectionFor } from '../dashboard-sections.ts';
@@ -13,7 +13,7 @@ import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('reports').title;
 
-const FIELDS: ReadonlyArray<FilterField<(typeof TX_REPORT_FILTERS)[number]>> = [
+const FIELDS: ReadonlyArray<FilterField<FilterName<typeof TX_REPORTS>>> = [
   { kind: 'text', name: 'txid', label: 'Transaction' },
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
@@ -46,9 +46,9 @@ const fixed = (value: number | null, suffix = '') => (value === null ? 'N/A' : `
  * filters match. Every dashboard user may view and download (section 6).
  */
 export function TxReportsSection({ isAdmin }: { isAdmin: boolean }) {
-  const list = useListState(TX_REPORT_FILTERS);
-  const query = useTxReports(list.page, list.limit, list.filters);
-  const download = useTxReportsDownload();
+  const { list, query } = useList(TX_REPORTS);
+  // SPEC.md section 7: tx-report-{timestamp}.csv, the server's name.
+  const download = useListDownload(TX_REPORTS, 'tx-report.csv');
   const network = useInfo().data?.network;
   const columns: Column<TxReportRow>[] = [
     { header: 'S.No', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
