@@ -1,3 +1,4 @@
+import type { Ref } from 'react';
 import { MAX_DATE, MIN_DATE } from './data-table/date-range.ts';
 import { describedBy, FieldError } from './form-field.tsx';
 
@@ -29,6 +30,8 @@ export interface DateTimeFieldProps {
   /** What the empty time means, e.g. 'Start of day (00:00:00)'. */
   wholeDayLabel: string;
   error: string | undefined;
+  /** The date input, for the form to focus. */
+  inputRef?: Ref<HTMLInputElement>;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface DateTimeFieldProps {
  * picked in 30-minute steps, or left as the whole day. A time already off
  * those steps (set through the API) stays on offer, so editing keeps it.
  */
-export function DateTimeField({ id, label, value, onChange, minDate, wholeDayLabel, error }: DateTimeFieldProps) {
+export function DateTimeField({ id, label, value, onChange, minDate, wholeDayLabel, error, inputRef }: DateTimeFieldProps) {
   const times = value.time !== '' && !TIME_OPTIONS.includes(value.time) ? [...TIME_OPTIONS, value.time].sort() : TIME_OPTIONS;
   const min = minDate && minDate > MIN_DATE ? minDate : MIN_DATE;
   return (
@@ -47,6 +50,7 @@ export function DateTimeField({ id, label, value, onChange, minDate, wholeDayLab
         {label} time (UTC)
       </label>
       <input
+        ref={inputRef}
         type="date"
         min={min}
         max={MAX_DATE}

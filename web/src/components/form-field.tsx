@@ -1,12 +1,16 @@
-import { useState, type ReactNode } from 'react';
-import { ApiError } from '../api/http.ts';
+import { valibotResolver } from '@hookform/resolvers/valibot';
+import { useEffect, type ReactNode } from 'react';
+import { useForm, type DefaultValues, type FieldValues, type Path } from 'react-hook-form';
+import type { GenericSchema } from 'valibot';
+import { ApiError, GENERIC_FAILURE } from '../api/http.ts';
 
 /**
- * The dashboard forms' fields and their messages (SPEC.md section 5). A
- * server's 400 for a form is `{status:'error', message, errors:{field: message}}`:
- * each message shows under its own field; a failure that names no field
- * (a 409, a 404) shows above the buttons. The toast says it too, but a modal
- * dialog covers the toasts, so the form must say it itself.
+ * The dashboard forms (SPEC.md section 5), each driven by one schema of its
+ * fields with the SPEC's messages. A server's 400 for a form is
+ * `{status:'error', message, errors:{field: message}}`: each message shows
+ * under its own field; a failure that names no field (a 409, a 404) shows
+ * above the buttons. The toast says it too, but a modal dialog covers the
+ * toasts, so the form must say it itself.
  */
 
 /** The field messages of a failed form call, or none. */
@@ -17,43 +21,59 @@ export function serverFieldErrors(error: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(errors).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
-export interface ServerErrors {
-  /** Field name to the server's message for it. */
-  fields: Record<string, string>;
-  /** The server's message when it names no field. */
-  form: string | null;
-  /** Takes a failed call's messages. A 401 ends the session instead, so it shows nothing here. */
-  show: (error: unknown) => void;
-  /** The field was edited: its old message no longer applies. */
-  clearField: (name: string) => void;
-  clear: () => void;
+/** What a failed call says above the buttons. A 401 ends the session instead, so it says nothing here. */
+export function formFailure(error: unknown): string | null {
+  if (!error || (error instanceof ApiError && error.status === 401)) return null;
+  return error instanceof Error ? error.message : GENERIC_FAILURE;
 }
 
-export function useServerErrors(): ServerErrors {
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [form, setForm] = useState<string | null>(null);
+/**
+ * A form checked by `schema`: its messages show once the form is sent and
+ * then follow each edit, the first field to fix takes the focus (so its
+ * message is read out), and the handler gets the schema's output. The
+ * server's messages show the same way; `serverField` names the field a
+ * server's field name belongs to (by default the field of that name).
+ */
+export function useSchemaForm<Input extends FieldValues, Output>(
+  schema: GenericSchema<Input, Output>,
+  defaultValues: DefaultValues<Input>,
+  serverField: (name: string) => string | undefined = (name) => (name in defaultValues ? name : undefined),
+) {
+  const form = useForm<Input, unknown, Output>({
+    resolver: valibotResolver(schema),
+    defaultValues,
+    mode: 'onSubmit',
+    reValidateMode: 'onChange',
+    // Every rule runs, so one across fields (a date range) is checked while another field is still wrong; each field shows its first message.
+    criteriaMode: 'all',
+  });
+  const { clearErrors, setError, subscribe } = form;
+  // An edit makes the server's last refusal stale.
+  useEffect(() => subscribe({ formState: { values: true }, callback: () => clearErrors('root.server') }), [subscribe, clearErrors]);
+
+  /** Shows a failed call's messages. */
+  function showServerError(error: unknown): void {
+    const message = formFailure(error);
+    if (message === null) return;
+    const named = Object.entries(serverFieldErrors(error)).flatMap(([name, text]) => {
+      const field = serverField(name);
+      return field === undefined ? [] : [[field, text] as const];
+    });
+    for (const [field, text] of named) setError(field as Path<Input>, { type: 'server', message: text });
+    if (named.length === 0) setError('root.server', { type: 'server', message });
+  }
+
+  const errors = form.formState.errors;
   return {
-    fields,
     form,
-    show(error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      const named = serverFieldErrors(error);
-      setFields(named);
-      setForm(Object.keys(named).length > 0 ? null : error instanceof Error ? error.message : String(error));
+    showServerError,
+    /** A field's message, the form's own or the server's. */
+    errorOf: (name: Path<Input>): string | undefined => {
+      const message = (errors as Record<string, { message?: unknown } | undefined>)[name]?.message;
+      return typeof message === 'string' ? message : undefined;
     },
-    clearField(name) {
-      setFields((current) => {
-        if (!(name in current)) return current;
-        const next = { ...current };
-        delete next[name];
-        return next;
-      });
-      setForm(null);
-    },
-    clear() {
-      setFields({});
-      setForm(null);
-    },
+    /** The server's message when it names no field. */
+    formError: errors.root?.server?.message ?? null,
   };
 }
 
@@ -82,12 +102,29 @@ export function FieldError({ id, error }: { id: string; error: string | undefine
 }
 
 /** The form's own message (a failure that names no field), announced when it appears. */
-export function FormError({ message }: { message: string | null }) {
+export function FormError({ message }: { message: string | null | undefined }) {
   return message ? (
     <p className="form-error" role="alert">
       {message}
     </p>
   ) : null;
+}
+
+/** A dialog form's end: its message, if any, then Cancel and the submit button. */
+export function FormActions({ message, pending, label }: { message: string | null | undefined; pending: boolean; label: string }) {
+  return (
+    <>
+      <FormError message={message} />
+      <div className="modal-actions">
+        <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={pending}>
+          {pending ? 'Saving...' : label}
+        </button>
+      </div>
+    </>
+  );
 }
 
 /** Closes the dialog the element sits in: its close event unmounts the modal, and the browser returns focus. */

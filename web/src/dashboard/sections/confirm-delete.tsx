@@ -1,10 +1,11 @@
-import { closeDialogOf, FormError, useServerErrors } from '../../components/form-field.tsx';
+import { closeDialogOf, formFailure, FormError } from '../../components/form-field.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
 
 /** The delete mutation of a list row, as the api/ hooks return it. */
 interface DeleteMutation {
   isPending: boolean;
-  mutate(id: number, callbacks: { onSuccess: () => void; onError: (error: Error) => void }): void;
+  error: Error | null;
+  mutate(id: number, callbacks: { onSuccess: () => void }): void;
 }
 
 /**
@@ -13,11 +14,10 @@ interface DeleteMutation {
  * dialog closes.
  */
 export function ConfirmDelete({ question, id, remove, successMessage }: { question: string; id: number; remove: DeleteMutation; successMessage: string }) {
-  const server = useServerErrors();
   return (
     <div className="modal-form">
       <p>{question}</p>
-      <FormError message={server.form} />
+      <FormError message={formFailure(remove.error)} />
       <div className="modal-actions">
         <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
           Cancel
@@ -28,13 +28,11 @@ export function ConfirmDelete({ question, id, remove, successMessage }: { questi
           disabled={remove.isPending}
           onClick={(e) => {
             const button = e.currentTarget;
-            server.clear();
             remove.mutate(id, {
               onSuccess: () => {
                 notify.success(successMessage, DASHBOARD_TOAST);
                 closeDialogOf(button);
               },
-              onError: server.show,
             });
           }}
         >

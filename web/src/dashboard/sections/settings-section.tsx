@@ -1,21 +1,20 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import type { UseFormRegisterReturn } from 'react-hook-form';
 import { SETTINGS_SAVE_FAILED, useUpdateSettings } from '../../api/settings-update.ts';
 import { useSettings, type SettingRow } from '../../api/settings-view.ts';
 import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
 import { useListState } from '../../components/data-table/use-list-state.ts';
-import { closeDialogOf, describedBy, FormError, FormField, useServerErrors } from '../../components/form-field.tsx';
+import { closeDialogOf, describedBy, FormActions, FormField, useSchemaForm } from '../../components/form-field.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
 import { sectionFor } from '../dashboard-sections.ts';
 import type { DialogState } from './dialog-state.ts';
+import { settingSchema } from './form-schemas.ts';
 import { titleCase } from './labels.ts';
 import { tableLoading } from './list-helpers.ts';
 
 const TITLE = sectionFor('settings').title;
 const NO_FILTERS: readonly never[] = [];
-
-/** SPEC.md section 5: the one rule the form checks itself; the server checks the value's type and bounds. */
-export const VALUE_REQUIRED = 'Value is required';
 
 /**
  * SPEC.md section 2, Settings: every setting with its value and description;
@@ -69,8 +68,7 @@ export function SettingsSection({ isAdmin }: { isAdmin: boolean }) {
 }
 
 /** The value's control follows its type: a number within its bounds, true/false, an email, a web address, or text. */
-function ValueInput({ setting, value, onChange, error }: { setting: SettingRow; value: string; onChange: (value: string) => void; error: string | undefined }) {
-  const props = { ...describedBy('setting-value', error), value, onChange: (e: { target: { value: string } }) => onChange(e.target.value) };
+function ValueInput({ setting, ...props }: { setting: SettingRow } & UseFormRegisterReturn & ReturnType<typeof describedBy>) {
   switch (setting.value_type) {
     case 'boolean':
       return (
@@ -101,63 +99,35 @@ function boundsHint(setting: SettingRow): string | null {
 }
 
 function SettingForm({ setting }: { setting: SettingRow }) {
-  const formRef = useRef<HTMLFormElement>(null);
-  const [value, setValue] = useState(setting.value);
-  const [description, setDescription] = useState(setting.description);
-  const [attempted, setAttempted] = useState(false);
-  const server = useServerErrors();
-  const save = useUpdateSettings();
-  const clientError = value.trim() === '' ? VALUE_REQUIRED : undefined;
   // The server names a setting's failure by its item.
-  const valueError = (attempted ? clientError : undefined) ?? server.fields[setting.item];
+  const { form, showServerError, errorOf, formError } = useSchemaForm(settingSchema, { value: setting.value, description: setting.description }, (name) =>
+    name === setting.item ? 'value' : undefined,
+  );
+  const save = useUpdateSettings();
+  const valueError = errorOf('value');
   const hint = boundsHint(setting);
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setAttempted(true);
-    if (clientError) {
-      formRef.current?.querySelector<HTMLElement>('#setting-value')?.focus();
-      return;
-    }
-    server.clear();
-    save.mutate([{ id: setting.id, item: setting.item, value: value.trim(), description }], {
+  const submit = form.handleSubmit(({ value, description }, event) => {
+    save.mutate([{ id: setting.id, item: setting.item, value, description }], {
       onSuccess: () => {
         notify.success('Settings updated successfully!', DASHBOARD_TOAST);
-        closeDialogOf(formRef.current);
+        closeDialogOf((event?.target as Element | undefined) ?? null);
       },
-      onError: (error) => {
-        server.show(error);
-      },
+      onError: showServerError,
     });
-  }
+  });
 
   return (
-    <form ref={formRef} className="modal-form" noValidate onSubmit={submit}>
+    <form className="modal-form" noValidate onSubmit={(e) => void submit(e)}>
       <FormField id="setting-value" label="Value" error={valueError}>
-        <ValueInput
-          setting={setting}
-          value={value}
-          error={valueError}
-          onChange={(next) => {
-            setValue(next);
-            server.clearField(setting.item);
-          }}
-        />
+        <ValueInput setting={setting} {...form.register('value')} {...describedBy('setting-value', valueError)} />
       </FormField>
       {hint && <p className="field-hint">{hint}</p>}
       <FormField id="setting-description" label="Description" error={undefined}>
-        <textarea id="setting-description" rows={3} maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <textarea id="setting-description" rows={3} maxLength={1000} {...form.register('description')} />
       </FormField>
       {/* A failure that names no field: the toast says it too, but the dialog covers the toasts. */}
-      <FormError message={server.form === null ? null : `${SETTINGS_SAVE_FAILED} ${server.form}`} />
-      <div className="modal-actions">
-        <button type="button" className="button" onClick={(e) => closeDialogOf(e.currentTarget)}>
-          Cancel
-        </button>
-        <button type="submit" className="button primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving...' : 'Save'}
-        </button>
-      </div>
+      <FormActions message={formError === null ? null : `${SETTINGS_SAVE_FAILED} ${formError}`} pending={save.isPending} label="Save" />
     </form>
   );
 }
