@@ -1,5 +1,5 @@
 import type { Ref } from 'react';
-import { MAX_DATE, MIN_DATE } from './data-table/date-range.ts';
+import { MAX_DATE, MIN_DATE, type DateTimeValue } from './data-table/date-range.ts';
 import { describedBy, FieldError } from './form-field.tsx';
 
 /** SPEC.md section 9: the time picker steps by 30 minutes. */
@@ -12,13 +12,6 @@ export const TIME_OPTIONS: readonly string[] = Array.from({ length: (24 * 60) / 
   const minutes = i * TIME_STEP_MINUTES;
   return `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
 });
-
-export interface DateTimeValue {
-  /** yyyy-MM-dd, or '' when not chosen. */
-  date: string;
-  /** HH:mm, or '' for the whole day (the start of it for a from-time, the end for an until-time). */
-  time: string;
-}
 
 export interface DateTimeFieldProps {
   id: string;

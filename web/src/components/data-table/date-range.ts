@@ -3,6 +3,14 @@ export const DATE_INPUT_NOT_VALID = 'Date input not valid.';
 export const MIN_DATE = '1900-01-01';
 export const MAX_DATE = '2100-12-31';
 
+/** A picked date and time of day (components/date-time-field.tsx). */
+export interface DateTimeValue {
+  /** yyyy-MM-dd, or '' when not chosen. */
+  date: string;
+  /** HH:mm, or '' for the whole day (the start of it for a from-time, the end for an until-time). */
+  time: string;
+}
+
 export function isValidDate(text: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!match) return false;

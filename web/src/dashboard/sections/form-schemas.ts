@@ -1,8 +1,6 @@
 import * as v from 'valibot';
-import type { ClientBody } from '../../api/client-add.ts';
-import type { DiscountBody } from '../../api/client-code-add.ts';
-import { DATE_INPUT_NOT_VALID, isValidDate } from '../../components/data-table/date-range.ts';
-import type { DateTimeValue } from '../../components/date-time-field.tsx';
+import type { paths } from '../../api/schema.d.ts';
+import { DATE_INPUT_NOT_VALID, isValidDate, type DateTimeValue } from '../../components/data-table/date-range.ts';
 
 /**
  * The dashboard forms' rules (SPEC.md section 5) as schemas, with the SPEC's
@@ -14,6 +12,9 @@ export const REQUIRED = 'Required';
 export const PERCENTAGE_RANGE = 'Must be between 0 and 99.';
 export const INVALID_DATE_RANGE = 'Invalid date range.';
 export const VALUE_REQUIRED = 'Value is required';
+
+type DiscountBody = paths['/rest-api/client-code/add']['post']['requestBody']['content']['application/json'];
+type ClientBody = paths['/rest-api/client/add']['post']['requestBody']['content']['application/json'];
 
 const trimmed = v.pipe(v.string(), v.trim());
 const required = (message: string) => v.pipe(v.string(), v.trim(), v.nonEmpty(message));
