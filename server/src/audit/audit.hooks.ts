@@ -16,12 +16,23 @@ declare module 'fastify' {
     /** The endpoint the request is audited under: its route's pattern, or the decoded path of one no API route took. */
     auditEndpoint?: string;
     auditResponse?: string;
+    /** The client's address, read while its connection is open: a closed socket no longer has one. */
+    auditIp?: string;
+    /** Its row is queued: a request is recorded once, however it ends. */
+    auditRecorded?: boolean;
+    /** Its answer has been composed (onSend ran): whatever handled or refused it is done. */
+    auditAnswered?: boolean;
+    /** The connection closed before the answer was delivered in full. */
+    auditClientGone?: boolean;
   }
   interface FastifyContextConfig {
     /** `false` keeps a route out of the audit trail (the metrics scrape: a row every few seconds, and nobody's action). */
     audit?: boolean;
   }
 }
+
+/** The note on the row of a request whose client closed the connection before the answer was delivered. */
+export const CLIENT_GONE_MESSAGE = 'The client closed the connection before the answer.';
 
 /**
  * Internal: a staff request whose token the staff scope verified (a token
@@ -59,26 +70,56 @@ function errorMessage(statusCode: number, payload: string | undefined): string |
   return `HTTP ${statusCode}`;
 }
 
+/**
+ * What the row says of the request's outcome. A client that left before the
+ * answer does not undo what its request did: the row keeps the answer's own
+ * outcome (a transaction the node accepted is a success), with the note. A
+ * request whose body never fully arrived was never handled: Fastify's
+ * refusal of the cut body is no answer of its own, so the note alone.
+ */
+function outcome(request: FastifyRequest, reply: FastifyReply): { error: string | null; isSuccess: boolean } {
+  const answered = errorMessage(reply.statusCode, request.auditResponse);
+  if (!request.auditClientGone) return { error: answered, isSuccess: answered === null };
+  if (!request.raw.complete) return { error: CLIENT_GONE_MESSAGE, isSuccess: false };
+  return { error: answered === null ? CLIENT_GONE_MESSAGE : `${CLIENT_GONE_MESSAGE} The answer was: ${answered}`, isSuccess: answered === null };
+}
+
 export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, maxChars: number): void {
   // onRequest runs after routing: the route (or the not-found handler) is known.
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const endpoint = auditEndpoint(request);
     if (endpoint === undefined) return;
     request.auditEndpoint = endpoint;
     request.auditStartedAt = process.hrtime.bigint();
+    request.auditIp = request.ip;
+    // Fastify runs onResponse only once the answer has been handed to the socket in full, which a
+    // client that closes the connection first never lets happen; its request goes on regardless (the
+    // node may accept the transaction after the client left). Its row waits for the answer (onSend),
+    // or is written now when the answer was already on its way.
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      request.auditClientGone = true;
+      if (request.auditAnswered) record(request, reply);
+    });
   });
 
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (request.auditStartedAt !== undefined && typeof payload === 'string') request.auditResponse = payload;
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.auditStartedAt === undefined) return payload;
+    if (typeof payload === 'string') request.auditResponse = payload;
+    request.auditAnswered = true;
+    if (request.auditClientGone) record(request, reply);
     return payload;
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.auditStartedAt === undefined || request.auditEndpoint === undefined) return;
+  app.addHook('onResponse', async (request, reply) => record(request, reply));
+
+  function record(request: FastifyRequest, reply: FastifyReply): void {
+    if (request.auditRecorded || request.auditStartedAt === undefined || request.auditEndpoint === undefined) return;
+    request.auditRecorded = true;
     const elapsedMs = Number(process.hrtime.bigint() - request.auditStartedAt) / 1e6;
-    const error = errorMessage(reply.statusCode, request.auditResponse);
+    const { error, isSuccess } = outcome(request, reply);
     writer.push({
-      ipAddress: request.ip,
+      ipAddress: request.auditIp ?? request.ip,
       endpoint: request.auditEndpoint,
       httpMethod: request.method,
       clientCode: clientCode(request),
@@ -88,9 +129,9 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       responseTimeMs: elapsedMs,
       errorMessage: error,
       sourceType: sourceType(request),
-      isSuccess: error === null,
+      isSuccess,
     });
-  });
+  }
 }
 
 /**
