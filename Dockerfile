@@ -91,6 +91,9 @@ COPY --from=prod-deps /app/node_modules node_modules
 RUN ["/app/node_modules/.bin/node", "--version"]
 COPY package.json ./
 COPY server/package.json server/
+# The server's code only: server/dev/ (regtest launcher, regtest wallet, reference
+# assembler, development identity provider, demo:tx) is development tooling;
+# a start without BITCOIN_RPC_URL or OIDC_ISSUER says so and names the setting.
 COPY server/src server/src
 COPY --from=build /app/web/dist web/dist
 USER portal

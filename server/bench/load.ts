@@ -5,7 +5,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon, { type AutocannonOptions, type AutocannonRequest, type AutocannonResult } from 'autocannon';
-import { WALLET_NAME } from '../src/bitcoin/node-launcher.ts';
+import { WALLET_NAME } from '../dev/bitcoin/node-launcher.ts';
 import { startTestNode, type TestNode } from '../test/helpers/regtest.ts';
 import type { ServerReply, ServerSpec, ToServer } from './load-server.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';

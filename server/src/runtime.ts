@@ -1,18 +1,24 @@
 import path from 'node:path';
 import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
-import { PRODUCTION_REFUSAL, startDevIdentityProvider, type DevIdentityProvider } from './auth/dev-identity-provider.ts';
 import { loadAuthKey } from './auth/auth-key-secret.ts';
 import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
 import { createLocalLoginService } from './auth/local-login.service.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
-import { launchRegtestNode, type LaunchedNode } from './bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
 import type { AppConfig, Network } from './config/config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { startEmbeddedVacuum } from './db/embedded-vacuum.ts';
 import { lockPgliteDir } from './db/pglite-lock.ts';
+import {
+  EmbeddedDefaultUnavailableError,
+  loadDevIdentityProvider,
+  loadNodeLauncher,
+  PRODUCTION_REFUSAL,
+  type EmbeddedIdentityProvider,
+  type EmbeddedNode,
+} from './embedded-defaults.ts';
 import { systemClock } from './lib/clock.ts';
 import { makePrivateDir } from './lib/private-dir.ts';
 import type { Logger } from './lib/logger.ts';
@@ -43,10 +49,10 @@ const CHAIN_TO_NETWORK: Record<string, Network> = {
 export interface Runtime {
   app: App;
   /** The embedded development identity provider, when no issuer is configured. */
-  identityProvider: DevIdentityProvider | undefined;
+  identityProvider: EmbeddedIdentityProvider | undefined;
   db: Database;
   rpc: RpcClient;
-  node: LaunchedNode | undefined;
+  node: EmbeddedNode | undefined;
   network: Network;
   mempool: MempoolEngine;
   stop(): Promise<void>;
@@ -84,11 +90,13 @@ async function migrated(db: Database): Promise<Database> {
   return db;
 }
 
-export async function connectNode(config: AppConfig, log: (m: string) => void): Promise<{ rpc: RpcClient; node: LaunchedNode | undefined; zmqUrl: string | undefined }> {
+export async function connectNode(config: AppConfig, log: (m: string) => void): Promise<{ rpc: RpcClient; node: EmbeddedNode | undefined; zmqUrl: string | undefined }> {
   if (config.node.kind === 'external') {
     const rpc = createRpcClient({ url: config.node.rpcUrl, auth: config.node.auth, timeoutMs: config.rpc.timeoutMs, maxConcurrency: config.rpc.concurrency });
     return { rpc, node: undefined, zmqUrl: config.node.zmqUrl };
   }
+  // Development tooling (server/dev/), loaded only for this embedded default.
+  const { launchRegtestNode } = await loadNodeLauncher();
   const node = await launchRegtestNode({
     datadir: config.node.datadir,
     rpcPort: config.node.rpcPort,
@@ -143,13 +151,15 @@ export async function checkNetwork(rpc: RpcClient, configured: Network | undefin
 }
 
 /** The configured provider, or the embedded one on loopback for development (never in production). */
-export async function connectIdentity(config: AppConfig): Promise<{ verifier: TokenVerifier; issuer: string; provider: DevIdentityProvider | undefined }> {
+export async function connectIdentity(config: AppConfig): Promise<{ verifier: TokenVerifier; issuer: string; provider: EmbeddedIdentityProvider | undefined }> {
   const { identity } = config;
   if (identity.kind === 'external') {
     const verifier = createTokenVerifier({ issuer: identity.issuer, clientId: identity.clientId, apiAudience: identity.apiAudience, adminGroup: identity.adminGroup });
     return { verifier, issuer: identity.issuer, provider: undefined };
   }
-  if (config.production) throw new Error(PRODUCTION_REFUSAL);
+  if (config.production) throw new EmbeddedDefaultUnavailableError(PRODUCTION_REFUSAL);
+  // Development tooling (server/dev/), loaded only for this embedded default.
+  const { startDevIdentityProvider } = await loadDevIdentityProvider();
   const provider = await startDevIdentityProvider({
     port: identity.port,
     clientId: identity.clientId,
@@ -185,8 +195,8 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   const db = await openDatabase(config);
   // A Postgres server vacuums itself; the embedded database does not.
   const stopVacuum = config.database.kind === 'pglite' ? startEmbeddedVacuum(db, log) : () => {};
-  let node: LaunchedNode | undefined;
-  let identityProvider: DevIdentityProvider | undefined;
+  let node: EmbeddedNode | undefined;
+  let identityProvider: EmbeddedIdentityProvider | undefined;
   let mempool: MempoolEngine | undefined;
   let jobs: PortalJobs | undefined;
   try {

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLocalIssuer } from '../src/auth/local-issuer.ts';
 import { createLocalLoginService } from '../src/auth/local-login.service.ts';
-import { freePort } from '../src/bitcoin/node-launcher.ts';
+import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import type { AuditListResponse, AuditRow } from '../src/modules/audit-logs/audit-logs.schemas.ts';

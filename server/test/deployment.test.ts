@@ -107,6 +107,7 @@ test('Dockerfile: the runtime stage is the default target, slim, and runs as an 
   assert.ok(copies.some((c) => /--from=prod-deps\s+\S*node_modules/.test(c)), 'node_modules come from prod-deps');
   assert.ok(!copies.some((c) => /--from=(deps|build)\s+\S*node_modules/.test(c)), 'no development dependencies in the runtime');
   assert.ok(copies.some((c) => /--from=build\s+\S*web\/dist/.test(c)), 'the built web app comes from the build stage');
+  assert.ok(!copies.some((c) => /^server\/?\s|server\/dev\b/.test(c)), 'no development tooling (server/dev/) in the runtime');
 
   const user = lastOf(runtime, 'USER');
   assert.ok(user, 'the runtime stage sets USER');
@@ -158,7 +159,7 @@ test('Dockerfile and .dockerignore: no registry host is named and no local state
   assert.deepEqual([...new Set(hosts)], ['127.0.0.1']);
   assert.doesNotMatch(dockerfile, /\b(registry\.npmjs\.org|docker\.io|deb\.debian\.org)\b/);
   const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
-  for (const entry of ['.env', '.git', 'node_modules', '.data', '.cache']) {
+  for (const entry of ['.env', '.git', 'node_modules', '.data', '.cache', 'server/dev']) {
     assert.ok(ignored.includes(entry), `.dockerignore lists ${entry}`);
   }
 });

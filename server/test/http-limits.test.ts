@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
-import { freePort } from '../src/bitcoin/node-launcher.ts';
+import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { MAX_TX_HEX_CHARS } from '../src/modules/submission/submission.schemas.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';

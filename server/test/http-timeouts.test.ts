@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
-import { freePort } from '../src/bitcoin/node-launcher.ts';
+import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { REQUEST_TIMEOUT_MESSAGE } from '../src/http/client-errors.ts';
 import { openEventStream } from './helpers/sse-client.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';

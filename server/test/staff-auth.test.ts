@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import { startDevIdentityProvider, generateSigningKeys, type DevIdentityProvider, type SigningKeySet } from '../src/auth/dev-identity-provider.ts';
+import { startDevIdentityProvider, generateSigningKeys, type DevIdentityProvider, type SigningKeySet } from '../dev/auth/dev-identity-provider.ts';
 import { ADMIN_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE, SIGN_IN_REQUIRED_MESSAGE, staffScope } from '../src/auth/staff-scope.ts';
 import { staffMeRoutes } from '../src/auth/staff.routes.ts';
 import { createTokenVerifier, InvalidTokenError, type TokenVerifier } from '../src/auth/token-verifier.ts';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from '../../test/helpers/regtest.ts';
-import { freePort, freePorts, launchRegtestNode, type LaunchedNode } from './node-launcher.ts';
+import { freePort, freePorts, launchRegtestNode, type LaunchedNode } from '../../dev/bitcoin/node-launcher.ts';
 import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClientOptions } from './rpc-client.ts';
 
 /**

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { AuthKeySecretError } from '../auth/auth-key-secret.ts';
 import { ConfigError, parseConfig } from '../config/config.ts';
+import { EmbeddedDefaultUnavailableError } from '../embedded-defaults.ts';
 import { PRIVATE_UMASK } from '../lib/private-dir.ts';
 import { startRuntime } from '../runtime.ts';
 
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
-  else if (error instanceof AuthKeySecretError) console.error(`[portal] start-up failed: ${error.message}`);
+  else if (error instanceof AuthKeySecretError || error instanceof EmbeddedDefaultUnavailableError) console.error(`[portal] start-up failed: ${error.message}`);
   else console.error('[portal] start-up failed:', error);
   process.exit(1);
 });

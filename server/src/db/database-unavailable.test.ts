@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freePort } from '../bitcoin/node-launcher.ts';
+import { freePort } from '../../dev/bitcoin/node-launcher.ts';
 import { isDatabaseUnavailable } from './database.ts';
 
 test('a real refused connection counts as the database being unavailable', async () => {

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { debuglog } from 'node:util';
-import { freePorts, launchRegtestNode, type LaunchedNode } from '../../src/bitcoin/node-launcher.ts';
-import { createRegtestWallet, type RegtestWallet } from '../../src/bitcoin/regtest-wallet.ts';
+import { freePorts, launchRegtestNode, type LaunchedNode } from '../../dev/bitcoin/node-launcher.ts';
+import { createRegtestWallet, type RegtestWallet } from '../../dev/bitcoin/regtest-wallet.ts';
 
-export { feeAt, type AddressType, type BuildChildOptions, type BuildOversizeOptions, type BuiltTx, type BuildTxOptions } from '../../src/bitcoin/regtest-wallet.ts';
+export { feeAt, type AddressType, type BuildChildOptions, type BuildOversizeOptions, type BuiltTx, type BuildTxOptions } from '../../dev/bitcoin/regtest-wallet.ts';
 
 /**
  * Integration-test harness: a private regtest Bitcoin node (Bitcoin Knots,
@@ -21,7 +21,7 @@ export { feeAt, type AddressType, type BuildChildOptions, type BuildOversizeOpti
  *   await node.rpc.call('sendrawtransaction', [tx.hex]);
  *   await node.mine();
  *
- * The builders and their guarantees are in src/bitcoin/regtest-wallet.ts.
+ * The builders and their guarantees are in dev/bitcoin/regtest-wallet.ts.
  */
 
 export interface StartTestNodeOptions {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePorts } from '../../src/bitcoin/node-launcher.ts';
+import { freePorts } from '../../dev/bitcoin/node-launcher.ts';
 import type { TestNode } from './regtest.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { authKeyFromSecret } from '../../src/auth/auth-key-secret.ts';
 import { createLocalIssuer, type LocalIssuer } from '../../src/auth/local-issuer.ts';
 import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
-import { freePort } from '../../src/bitcoin/node-launcher.ts';
+import { freePort } from '../../dev/bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { App } from '../../src/app.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';

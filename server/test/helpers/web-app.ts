@@ -1,5 +1,5 @@
-import { freePort } from '../../src/bitcoin/node-launcher.ts';
-import { startDevIdentityProvider, type DevIdentityProvider } from '../../src/auth/dev-identity-provider.ts';
+import { freePort } from '../../dev/bitcoin/node-launcher.ts';
+import { startDevIdentityProvider, type DevIdentityProvider } from '../../dev/auth/dev-identity-provider.ts';
 import { createLocalIssuer, routeByIssuer } from '../../src/auth/local-issuer.ts';
 import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
 import { createTokenVerifier } from '../../src/auth/token-verifier.ts';

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { assembleBlocks, functionalRateOf, MAX_CONSECUTIVE_FAILURES, positionVsizeOf, projectedBlockOf, type BlockAssemblerOptions, type BlockProjection } from './block-assembler.ts';
 import { encodeMempoolSnapshot, type MempoolSnapshot, type SnapshotEntry } from '../mirror/mempool-snapshot.ts';
-import { referenceAssemble } from '../block-assembler.reference.ts';
+import { referenceAssemble } from '../../../dev/mempool/block-assembler.reference.ts';
 
 /**
  * Hand-made mempools whose projection is known, then random ones checked
  * against a slow, straightforward transcription of Core's addPackageTxs
- * (block-assembler.reference.ts) that shares no data structure with ours.
+ * (server/dev/mempool/block-assembler.reference.ts) that shares no data structure with ours.
  */
 
 interface TxSpec {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../../../src/bitcoin/node-launcher.ts';
+import { freePort } from '../../../dev/bitcoin/node-launcher.ts';
 
 /**
  * A Postgres server of the test's own (initdb + pg_ctl in a temporary

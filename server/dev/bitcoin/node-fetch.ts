@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { isProcessRunning } from '../lib/process-alive.ts';
+import { isProcessRunning } from '../../src/lib/process-alive.ts';
 import { join } from 'node:path';
 
 /**

@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureBitcoind, type BitcoindBinary } from './node-fetch.ts';
-import { isProcessRunning } from '../lib/process-alive.ts';
-import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClient } from './rpc-client.ts';
+import { isProcessRunning } from '../../src/lib/process-alive.ts';
+import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 
 /**
  * Starts a private regtest node for development and tests (DESIGN.md, "The

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRegtestWallet } from '../bitcoin/regtest-wallet.ts';
-import { createRpcClient, RpcTransportError, type RpcClient } from '../bitcoin/rpc-client.ts';
-import { ConfigError, parseConfig, type AppConfig } from '../config/config.ts';
-import { btcPerKvbToSatPerVb } from '../bitcoin/amounts.ts';
+import { createRpcClient, RpcTransportError, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import { ConfigError, parseConfig, type AppConfig } from '../../src/config/config.ts';
+import { btcPerKvbToSatPerVb } from '../../src/bitcoin/amounts.ts';
 
 /**
  * `npm run -s demo:tx`: prints a transaction to paste into the portal, made

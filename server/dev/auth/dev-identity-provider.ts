@@ -7,9 +7,11 @@ import { handleInteraction, INTERACTION_PATH } from './dev-identity-provider.int
 import { generateSigningKeys } from './dev-identity-provider.keys.ts';
 import { messagePage } from './dev-identity-provider.pages.ts';
 import { createDevProviderStore } from './dev-identity-provider.store.ts';
+import { PRODUCTION_REFUSAL } from '../../src/embedded-defaults.ts';
 
 export type { DevStaffAccount } from './dev-identity-provider.config.ts';
 export { generateSigningKeys, type SigningKeySet } from './dev-identity-provider.keys.ts';
+export { PRODUCTION_REFUSAL };
 
 /**
  * The embedded OpenID provider for development and tests (issue 5, "Embedded
@@ -48,8 +50,6 @@ export interface DevIdentityProvider {
   close(): Promise<void>;
 }
 
-export const PRODUCTION_REFUSAL =
-  'The embedded identity provider is for development only; configure OIDC_ISSUER in production.';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 

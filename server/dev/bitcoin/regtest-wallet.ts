@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { debuglog } from 'node:util';
-import { btcToSats, satsToBtc } from './amounts.ts';
+import { btcToSats, satsToBtc } from '../../src/bitcoin/amounts.ts';
 import { WALLET_NAME } from './node-launcher.ts';
-import type { RpcClient } from './rpc-client.ts';
-import { encodeTxHex } from './tx-codec.ts';
-import { Semaphore } from '../lib/semaphore.ts';
+import type { RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import { encodeTxHex } from '../../src/bitcoin/tx-codec.ts';
+import { Semaphore } from '../../src/lib/semaphore.ts';
 
 /**
  * A funded regtest wallet that builds signed, NOT broadcast transactions:
