@@ -129,7 +129,10 @@ export async function buildApp(deps: AppDeps) {
   securityHeaders.register(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) return reply.status(error.statusCode).send({ status: 'error', message: error.message, ...error.extra });
+    if (error instanceof ApiError) {
+      if (error.staffDetail !== undefined) request.auditErrorDetail = error.staffDetail;
+      return reply.status(error.statusCode).send({ status: 'error', message: error.message, ...error.extra });
+    }
     if (error.validation) return reply.status(400).send({ status: 'error', message: validationMessage(error) });
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.status(413).send({ status: 'error', message: 'The request body is too large.' });
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {

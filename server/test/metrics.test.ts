@@ -4,6 +4,7 @@ import type { App } from '../src/app.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { METRICS_PRIVATE_MESSAGE, METRICS_TOKEN_MESSAGE } from '../src/metrics/metrics.routes.ts';
 import type { SummaryResponse } from '../src/metrics/metrics.schemas.ts';
+import { PRIVATE_CONFLICT_MESSAGE } from '../src/modules/submission/private-conflicts.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -111,13 +112,14 @@ for (const engine of testDatabases()) {
       const good = await node.buildTx({ feeRate: 3 });
       assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: good.hex })).statusCode, 200);
       assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: 'zz' + good.hex.slice(2) })).statusCode, 400);
-      // The node refuses a replacement that pays less than the transaction in its mempool.
+      // The node refuses a replacement that pays less than the transaction in its mempool (one sent
+      // straight to the node, so the portal tells the refusal without the private transaction's fee).
       const original = await node.buildTx({ feeRate: 3 });
       await node.rpc.call('sendrawtransaction', [original.hex]);
       const cheaper = await node.buildReplacement(original.hex, 2.5);
       const refused = await post<{ message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: cheaper.hex });
       assert.equal(refused.statusCode, 422);
-      assert.match(refused.body.message, /insufficient fee/);
+      assert.equal(refused.body.message, PRIVATE_CONFLICT_MESSAGE);
       assert.equal((await post(t.app, '/rest-api/submit-package', { tx_hexes: [] })).statusCode, 400);
 
       const text = await scrapeText(t.app, TOKEN);

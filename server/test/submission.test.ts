@@ -247,25 +247,34 @@ for (const engine of testDatabases()) {
       assert.ok(!mempool.includes(original.txid));
     });
 
-    test('child pays for parent: a child submitted alone lifts its low-fee parent already in the mempool', async () => {
-      // The parent reaches the node directly, as if relayed from the network, at 1 sat/vB.
-      const parent = await node.buildTx({ feeRate: 1 });
-      await node.rpc.call('sendrawtransaction', [parent.hex]);
+    test('child pays for parent: a child submitted alone lifts its parent submitted here before the minimum rose', async () => {
+      // The parent was submitted at 3 sat/vB; the minimum is now 6. (A parent the portal did not record is
+      // priced as an unknown one: the pool's mempool is private, see submission-privacy.test.ts.)
+      const parent = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: parent.hex })).body.status, 'success');
+      await t.records.idle();
+      await t.setSetting('fee_rate_floor', '6');
+      try {
+        const lazyChild = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 7 });
+        const refused = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: lazyChild.hex });
+        assert.equal(refused.statusCode, 422, 'own rate clears but the package with the parent does not');
+        assert.equal(refused.body.message, FEE_TOO_LOW_MESSAGE);
 
-      const lazyChild = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 2.5 });
-      const refused = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: lazyChild.hex });
-      assert.equal(refused.statusCode, 422, 'own rate clears but the package with the parent does not');
-
-      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 8 });
-      const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: child.hex });
-      assert.deepEqual(accepted.body, { status: 'success', message: child.txid });
-      const entry = await node.rpc.call<{ ancestorcount: number }>('getmempoolentry', [child.txid]);
-      assert.equal(entry.ancestorcount, 2);
+        const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 12 });
+        assert.ok((parent.fee + child.fee) / (parent.vsize + child.vsize) >= 6, 'the package clears the minimum');
+        const accepted = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: child.hex });
+        assert.deepEqual(accepted.body, { status: 'success', message: child.txid });
+        const entry = await node.rpc.call<{ ancestorcount: number }>('getmempoolentry', [child.txid]);
+        assert.equal(entry.ancestorcount, 2);
+      } finally {
+        await t.setSetting('fee_rate_floor', '2');
+      }
     });
 
     test('a low-fee child does not ride on a high-fee parent', async () => {
       const parent = await node.buildTx({ feeRate: 20 });
-      await node.rpc.call('sendrawtransaction', [parent.hex]);
+      assert.equal((await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: parent.hex })).body.status, 'success');
+      await t.records.idle();
       const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 1.2 });
       const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: child.hex });
       assert.equal(res.statusCode, 422);

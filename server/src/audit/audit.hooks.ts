@@ -16,6 +16,8 @@ declare module 'fastify' {
     /** The endpoint the request is audited under: its route's pattern, or the decoded path of one no API route took. */
     auditEndpoint?: string;
     auditResponse?: string;
+    /** The error staff see in the trail when the caller was told less (ApiError.staffDetail). */
+    auditErrorDetail?: string;
     /** The client's address, read while its connection is open: a closed socket no longer has one. */
     auditIp?: string;
     /** Its row is queued: a request is recorded once, however it ends. */
@@ -78,7 +80,8 @@ function errorMessage(statusCode: number, payload: string | undefined): string |
  * refusal of the cut body is no answer of its own, so the note alone.
  */
 function outcome(request: FastifyRequest, reply: FastifyReply): { error: string | null; isSuccess: boolean } {
-  const answered = errorMessage(reply.statusCode, request.auditResponse);
+  const told = errorMessage(reply.statusCode, request.auditResponse);
+  const answered = told === null ? null : (request.auditErrorDetail ?? told);
   if (!request.auditClientGone) return { error: answered, isSuccess: answered === null };
   if (!request.raw.complete) return { error: CLIENT_GONE_MESSAGE, isSuccess: false };
   return { error: answered === null ? CLIENT_GONE_MESSAGE : `${CLIENT_GONE_MESSAGE} The answer was: ${answered}`, isSuccess: answered === null };

@@ -11,11 +11,18 @@ export const ErrorResponse = Type.Object(
 export class ApiError extends Error {
   readonly statusCode: number;
   readonly extra: Record<string, unknown> | undefined;
-  constructor(statusCode: number, message: string, extra?: Record<string, unknown>) {
+  /**
+   * What staff see instead of `message` (the audit trail's error, a retry's
+   * record), when the caller is told less: the node's own reason behind a
+   * refusal worded so as to keep the private mempool private.
+   */
+  readonly staffDetail: string | undefined;
+  constructor(statusCode: number, message: string, extra?: Record<string, unknown>, staffDetail?: string) {
     super(message);
     this.name = 'ApiError';
     this.statusCode = statusCode;
     this.extra = extra;
+    this.staffDetail = staffDetail;
   }
 }
 

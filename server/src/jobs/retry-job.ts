@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { ApiError } from '../http/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SubmissionService } from '../modules/submission/submission.service.ts';
 import { jobDone, type JobHandler } from './job-runner.ts';
@@ -42,7 +43,8 @@ export function createRetryJob(deps: { db: Queryable; submission: Pick<Submissio
       await db.query(`UPDATE failed_txs SET status = 'Resolved', updated_at = now() WHERE id = $1 AND status = 'Retrying'`, [id]);
       log.info({ txid: row.txid, failedTxId: id }, 'A retried submission was accepted');
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // Staff read this row: the node's own words, where the caller was told less.
+      const message = error instanceof ApiError ? (error.staffDetail ?? error.message) : error instanceof Error ? error.message : String(error);
       // A failure the node could be asked about again was already recorded on this row by the submission path.
       await db.query(
         `UPDATE failed_txs SET status = 'Failed', errors = errors || ARRAY[$2::text], attempts = attempts + 1, updated_at = now()

@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
 import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
 import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
+import { recordedByPortal } from '../submission/portal-records.repository.ts';
 import { findRemoval, removal } from './removal-finder.ts';
 import { createSizeMemo } from './size-memo.ts';
 import type { StatusResponse } from './status.schemas.ts';
@@ -23,8 +24,9 @@ import type { StatusResponse } from './status.schemas.ts';
  * attempt kept as failed) are looked up in the mempool. Any other txid is
  * answered from the chain alone, mined or 404, and by the same calls whether
  * or not the node holds it, so neither the answer nor the work behind it
- * says that it does. The rule lives here, not in a route, for every API
- * that answers a status.
+ * says that it does. Which transactions are the portal's is decided in one
+ * place for every public answer (submission/portal-records.repository.ts);
+ * the rule lives here, not in a route, for every API that answers a status.
  */
 
 interface VerboseTx {
@@ -161,10 +163,7 @@ export function createStatusService(deps: StatusDeps) {
   async function portalRecord(txid: string): Promise<{ known: boolean; submission: SubmissionRow | undefined }> {
     const { rows } = await db.query<SubmissionRow & { known: boolean; submitted: boolean }>(
       `SELECT s.size, s.vsize, s.weight, s.fee, s.functional_rate, s.created_at, s.status, s.block_hash, s.block_height, s.block_time,
-              s.tx_hex, s.replaced_by, s.txid IS NOT NULL AS submitted,
-              (s.txid IS NOT NULL
-                OR EXISTS (SELECT 1 FROM package_tx_outcomes p WHERE p.txid = q.txid)
-                OR EXISTS (SELECT 1 FROM failed_txs f WHERE f.txid = q.txid)) AS known
+              s.tx_hex, s.replaced_by, s.txid IS NOT NULL AS submitted, ${recordedByPortal('q.txid')} AS known
        FROM (SELECT $1::text AS txid) q LEFT JOIN tx_submissions s ON s.txid = q.txid`,
       [txid],
     );

@@ -1,18 +1,25 @@
 import { RpcCode, type RpcBatchItem, type RpcCall, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { btcToSats } from '../../bitcoin/amounts.ts';
-import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize, transactionSigOpCost } from '../../bitcoin/sigops.ts';
+import { sigopAdjustedVsize, transactionSigOpCost } from '../../bitcoin/sigops.ts';
 import { decodeTxHex, type DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { AncestorPackage } from '../pricing/fee-math.ts';
+import type { PortalTxids } from './portal-records.repository.ts';
 
 /**
  * Works out what each transaction pays, from the outputs it spends:
  * - confirmed coins from the UTXO set (gettxout without the mempool, so a coin
  *   already spent by a transaction this one replaces still counts: RBF);
  * - outputs of unconfirmed parents in the node's mempool (their raw hex, not
- *   verbose JSON);
+ *   verbose JSON), when the portal recorded them;
  * - outputs of earlier transactions in the same package.
  * It also collects the mempool ancestors a single submission would be mined
- * with, for child-pays-for-parent pricing.
+ * with, for child-pays-for-parent pricing: again only the portal's own.
+ *
+ * The pool's mempool is private until mined (SPEC.md section 1): an input
+ * spending a transaction the node holds but the portal did not record is
+ * priced exactly as one spending an outpoint nobody knows, by the same
+ * calls (the node's mempool is never asked about it), so no answer built
+ * on this says what that transaction pays or that it exists.
  *
  * The node is asked in batches: one round trip for all coins, more only
  * when some inputs spend unconfirmed parents.
@@ -30,7 +37,7 @@ export interface PricedTx {
   /** Total fee in sats, or undefined when some spent output is unknown to the node. */
   fee: number | undefined;
   missingInputs: Outpoint[];
-  /** Mempool transactions this one depends on, directly or not (not package members). */
+  /** Mempool transactions this one depends on, directly or not (not package members), that the portal recorded. */
   mempoolAncestors: AncestorPackage[];
 }
 
@@ -70,11 +77,13 @@ function found<T>(item: RpcBatchItem<T> | undefined): T | undefined {
 }
 
 export interface PricingOptions {
-  /** The node's -bytespersigop. */
+  /** The node's -bytespersigop (DEFAULT_BYTES_PER_SIGOP unless the node sets it). */
   bytesPerSigop: number;
+  /** Which transactions the portal recorded: only those are looked up in the node's mempool. */
+  portalTxids: PortalTxids;
 }
 
-export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], options: PricingOptions = { bytesPerSigop: DEFAULT_BYTES_PER_SIGOP }): Promise<PricedTx[]> {
+export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], options: PricingOptions): Promise<PricedTx[]> {
   const inPackage = new Map(txs.map((t) => [t.txid, t]));
   /** Spent outputs found so far: value and script (the script counts towards sigops). */
   const coins = new Map<string, { value: number; script: string }>();
@@ -106,24 +115,27 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
     else unresolvedParents.add(o.txid);
   });
 
-  // Round trip 2: which of the other parents are in the mempool. Past a
-  // bound the answer cannot matter (the node's ancestor limits refuse such a
-  // chain long before), and looking up thousands of made-up parents would let
-  // one request make the node do unbounded work: the fee is then unknown and
-  // the node gives its own verdict.
-  const parents = [...unresolvedParents];
+  // Round trip 2: which of the other parents are the portal's own and in the
+  // mempool. The portal's records are asked first, so that a parent it did
+  // not record costs the node nothing, as a made-up one does. Past a bound
+  // the answer cannot matter (the node's ancestor limits refuse such a chain
+  // long before), and looking up thousands of made-up parents would let one
+  // request make the node do unbounded work: the fee is then unknown.
+  const unresolved = [...unresolvedParents];
   const entries = new Map<string, AncestorPackage>();
   const ancestorsOf = new Map<string, string[]>();
-  if (parents.length > 0 && parents.length <= MAX_UNCONFIRMED_PARENTS) {
-    const replies = await rpc.batch<MempoolEntryReply>(parents.map((p) => ({ method: 'getmempoolentry', params: [p] })));
+  if (unresolved.length > 0 && unresolved.length <= MAX_UNCONFIRMED_PARENTS) {
+    const ours = await options.portalTxids(unresolved);
+    const parents = unresolved.filter((p) => ours.has(p));
+    const replies = parents.length === 0 ? [] : await rpc.batch<MempoolEntryReply>(parents.map((p) => ({ method: 'getmempoolentry', params: [p] })));
     const inMempool = parents.filter((p, i) => {
       const entry = found(replies[i]);
       if (entry) entries.set(p, toPackage(entry));
       return entry !== undefined;
     });
-    // Round trip 3, only for real mempool parents: their outputs (raw hex, not
-    // verbose JSON) and their own ancestors.
-    const details = await rpc.batch<unknown>(
+    // Round trip 3, only for the portal's parents in the mempool: their outputs
+    // (raw hex, not verbose JSON) and their own ancestors.
+    const details = inMempool.length === 0 ? [] : await rpc.batch<unknown>(
       inMempool.flatMap((p) => [
         { method: 'getrawtransaction', params: [p, 0] },
         { method: 'getmempoolancestors', params: [p, false] },
@@ -143,8 +155,13 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
         if (seen.has(k)) coins.set(k, { value: output.value, script: output.scriptPubKey });
       });
     });
-    // Round trip 4, rare: ancestors further up that are not direct parents.
-    const further = [...new Set([...ancestorsOf.values()].flat())].filter((id) => !entries.has(id));
+    // Round trip 4, rare: ancestors further up that are not direct parents,
+    // when the portal recorded them. Another one the node holds is left out
+    // of the package the child is judged with, as if it were not there: its
+    // fee and size are the pool's to keep (SPEC.md section 1).
+    const upstream = [...new Set([...ancestorsOf.values()].flat())].filter((id) => !entries.has(id));
+    const recordedUpstream = upstream.length === 0 ? new Set<string>() : await options.portalTxids(upstream);
+    const further = upstream.filter((id) => recordedUpstream.has(id));
     const ancestorReplies = await batchInChunks<MempoolEntryReply>(rpc, further.map((id) => ({ method: 'getmempoolentry', params: [id] })));
     further.forEach((id, i) => {
       const entry = found(ancestorReplies[i]);

@@ -12,6 +12,8 @@ import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { isRetryableFailure } from './failure-policy.ts';
+import { recordedTxids } from './portal-records.repository.ts';
+import { createPrivateConflicts } from './private-conflicts.ts';
 import type { RecordKeeper } from './record-keeper.ts';
 import { claimSubmission, recordFailure, releaseClaim, type NewFailure, type NewSubmission } from './submission.repository.ts';
 import type { PackageResult, ParseResponse, ParsedTxItem, SubmitResponse } from './submission.schemas.ts';
@@ -23,6 +25,14 @@ export const FEE_TOO_LOW_MESSAGE = 'The transaction fee is too low for this serv
 export const PACKAGE_FEE_TOO_LOW_MESSAGE =
   'pays too low a fee for this service. In a package every transaction must clear the minimum on its own; child-pays-for-parent works only for transactions submitted one at a time.';
 export const MAINTENANCE_MESSAGE = 'Submissions are paused for maintenance. Please check back later.';
+/**
+ * The answer for a transaction spending an output the portal cannot price:
+ * one nobody knows, or one of a transaction the node holds but the portal
+ * did not record (private until mined, SPEC.md section 1). Not the node's
+ * verdict on it: the node knows the second kind, and its checks of amounts
+ * and scripts would tell it apart.
+ */
+export const MISSING_INPUTS_MESSAGE = 'missing-inputs';
 
 /** Lists longer than this are cut in parse answers; the counts are always given. */
 const PARSE_LIST_LIMIT = 100;
@@ -52,7 +62,9 @@ interface PricingContext {
 
 export function createSubmissionService(deps: SubmissionDeps) {
   const { db, rpc, market, settings, records, clock, log } = deps;
-  const pricing = { bytesPerSigop: deps.bytesPerSigop };
+  const portalTxids = (txids: readonly string[]) => recordedTxids(db, txids);
+  const pricing = { bytesPerSigop: deps.bytesPerSigop, portalTxids };
+  const conflicts = createPrivateConflicts({ rpc, portalTxids });
 
   /** The settings this submission is judged by, read once: refused here when in maintenance. */
   async function openForSubmissions(): Promise<PortalSettings> {
@@ -91,7 +103,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     });
   }
 
-  /** The node's own verdict on a transaction it was not sent, for inputs we could not find. */
+  /** The node's own verdict on a transaction it was not sent, whose inputs are all known: outputs worth more than them. */
   async function nodeVerdict(hexes: string[]): Promise<string[]> {
     const results = await rpc.call<Array<{ txid: string; allowed?: boolean; 'reject-reason'?: string; 'package-error'?: string }>>(
       'testmempoolaccept',
@@ -115,10 +127,11 @@ export function createSubmissionService(deps: SubmissionDeps) {
     let priced: PricedTx;
     try {
       [ctx, [priced]] = (await Promise.all([pricingContext(clientCode, current), priceTransactions(rpc, [tx], pricing)])) as [PricingContext, [PricedTx]];
-      // Unknown inputs, or outputs worth more than the inputs: the node says why in its own words.
-      if (priced.fee === undefined || priced.fee < 0) {
-        const reasons = await nodeVerdict([hex]);
-        throw new ApiError(422, reasons[0] ?? 'missing-inputs');
+      if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+      // Outputs worth more than the inputs: the node says why in its own words.
+      if (priced.fee < 0) {
+        const { message, staffDetail } = await conflicts.publicReason((await nodeVerdict([hex]))[0] ?? 'bad-txns-in-belowout', [tx]);
+        throw new ApiError(422, message, undefined, staffDetail);
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -128,9 +141,10 @@ export function createSubmissionService(deps: SubmissionDeps) {
 
     const own = { feeSats: priced.fee, vsize: priced.vsize };
     if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
-      // Already in the mempool (submitted earlier, when the market was lower,
-      // or relayed): it stays there, so a repeat is not a refusal.
-      if (await inMempool(tx.txid)) return { status: 'success', message: tx.txid, ...notice(ctx) };
+      // Already in the mempool, submitted here earlier when the market was
+      // lower: it stays there, so a repeat is not a refusal. One the portal
+      // did not record is not looked for (private until mined).
+      if ((await portalTxids([tx.txid])).has(tx.txid) && (await inMempool(tx.txid))) return { status: 'success', message: tx.txid, ...notice(ctx) };
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
 
@@ -166,7 +180,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
         await releaseClaim(db, tx.txid, claim).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back a refused submission\'s pending row'));
       }
       await fail(failure, sent.reason);
-      throw nodeFailure(sent.reason);
+      throw await conflicts.refusal(sent.reason, [tx]);
     }
 
     // Accepted: the row becomes 'accepted' (or is written, or spooled to disk
@@ -222,9 +236,10 @@ export function createSubmissionService(deps: SubmissionDeps) {
     try {
       ctx = await pricingContext(clientCode, current);
       priced = await priceTransactions(rpc, txs, pricing);
-      if (priced.some((p) => p.fee === undefined || p.fee < 0)) {
-        const reasons = await nodeVerdict(hexes);
-        throw new ApiError(422, reasons[0] ?? 'missing-inputs');
+      if (priced.some((p) => p.fee === undefined)) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+      if (priced.some((p) => p.fee! < 0)) {
+        const { message, staffDetail } = await conflicts.publicReason((await nodeVerdict(hexes))[0] ?? 'bad-txns-in-belowout', txs);
+        throw new ApiError(422, message, undefined, staffDetail);
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -243,7 +258,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
       result = await rpc.call<PackageResult['result']>('submitpackage', [hexes.map(validatedHex)]);
     } catch (error) {
       await fail(failure, error);
-      throw nodeFailure(error);
+      throw await conflicts.refusal(error, txs);
     }
     // Members the node took are in its mempool even when the package as a
     // whole failed: they are recorded all the same.
@@ -276,8 +291,12 @@ export function createSubmissionService(deps: SubmissionDeps) {
     }
     if (result.package_msg !== 'success') {
       const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
-      await fail(failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, errors.join('; ') || result.package_msg));
-      throw new ApiError(422, errors[0] ?? result.package_msg, { result });
+      const reasons = errors.join('; ') || result.package_msg;
+      await fail(failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
+      const { message, staffDetail } = await conflicts.publicReason(reasons, txs);
+      if (staffDetail === undefined) throw new ApiError(422, errors[0] ?? result.package_msg, { result });
+      // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
+      throw new ApiError(422, message, { result: withoutReasons(result, message) }, staffDetail);
     }
     return { status: 'success', message: result.package_msg, result, ...notice(ctx) };
   }
@@ -368,6 +387,12 @@ export function createSubmissionService(deps: SubmissionDeps) {
 }
 
 export type SubmissionService = ReturnType<typeof createSubmissionService>;
+
+/** A submitpackage result with the package's and every refused member's reason replaced by `message`. */
+function withoutReasons(result: PackageResult['result'], message: string): PackageResult['result'] {
+  const txResults = Object.fromEntries(Object.entries(result['tx-results'] ?? {}).map(([wtxid, r]) => [wtxid, r.error ? { ...r, error: message } : r]));
+  return { ...result, package_msg: message, 'tx-results': txResults };
+}
 
 /** Trim every item and drop empty ones (SPEC.md section 5). */
 function normaliseItems(items: string[]): string[] {

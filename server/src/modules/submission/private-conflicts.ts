@@ -1,0 +1,122 @@
+import { RpcError, RpcTransportError, type RpcCall, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
+import { ApiError, nodeFailure } from '../../http/errors.ts';
+import type { PortalTxids } from './portal-records.repository.ts';
+
+/**
+ * The node's reasons for refusing a transaction, told to the public caller
+ * only when they say nothing about the pool's private mempool (SPEC.md
+ * section 1).
+ *
+ * Bitcoin Core and Knots look for conflicting spends before they check
+ * scripts (validation.cpp: PreChecks, then ReplacementChecks with the rules
+ * of policy/rbf.cpp, then PolicyScriptChecks), and a failed replacement is
+ * worded with the conflicting transactions' fees ("insufficient fee,
+ * rejecting replacement …; new feerate … <= old feerate …", "less fees than
+ * conflicting txs; … < …"). Anyone can write an unsigned spend of a public
+ * outpoint, so such a refusal would tell them that a private transaction
+ * spends it and what it pays. A refusal whose transaction conflicts with
+ * mempool transactions the portal did not record (the direct conflicts and
+ * their descendants, everything a replacement would evict) is answered with
+ * one sentence. That holds for every reason, not only the conflict family:
+ * with a high enough fee the node gets past the replacement rules to the
+ * missing signature, and answering that verbatim would let the fee of the
+ * private spend be found by bisection. A user replacing their own
+ * submission (replace-by-fee) conflicts only with the portal's own records
+ * and keeps the node's words. Staff get the node's words in either case
+ * (ApiError.staffDetail: the audit trail, failed-transaction records).
+ *
+ * What remains: the refusal itself says that some transaction already spends
+ * one of the named outpoints, as the node decides conflicts before
+ * signatures; hiding that would need the node to check scripts first.
+ */
+
+export const PRIVATE_CONFLICT_MESSAGE = "The transaction conflicts with a transaction already in the pool's mempool, and cannot replace it.";
+
+/**
+ * Refusals of the conflict and replacement family, as Bitcoin Core and
+ * Knots word them (validation.cpp, policy/rbf.cpp, Knots' -mempoolreplacement).
+ * Used only when the conflicting transactions cannot be looked up: then
+ * these are hidden, and any other reason is told.
+ */
+const CONFLICT_REASONS =
+  /txn-mempool-conflict|insufficient fee|replacement-adds-unconfirmed|too many potential replacements|too-many-replacements|bad-txns-spends-conflicting-tx|less fees than conflicting|package RBF failed|does not improve feerate diagram|bip125-replacement-disallowed/;
+
+/** Outpoints per gettxspendingprevout call and transactions per descendants batch. */
+const CHUNK = 1_000;
+
+interface SpendingReply {
+  txid: string;
+  vout: number;
+  spendingtxid?: string;
+}
+
+export interface PrivateConflictsDeps {
+  rpc: RpcClient;
+  portalTxids: PortalTxids;
+}
+
+export function createPrivateConflicts(deps: PrivateConflictsDeps) {
+  const { rpc, portalTxids } = deps;
+
+  /**
+   * Whether a refusal of `txs` must not be told as the node worded it: some
+   * mempool transaction it conflicts with, or that a replacement would
+   * evict with them, is not the portal's. The calls: one lookup of the
+   * spends of every input (gettxspendingprevout, Bitcoin Core 24+); more
+   * only when something spends them.
+   */
+  async function conflictsPrivately(txs: readonly DecodedTx[], reason: string): Promise<boolean> {
+    const own = new Set(txs.map((t) => t.txid));
+    const outpoints = new Map<string, { txid: string; vout: number }>();
+    for (const tx of txs) for (const input of tx.inputs) outpoints.set(`${input.txid}:${input.vout}`, { txid: input.txid, vout: input.vout });
+    try {
+      const all = [...outpoints.values()];
+      const calls: RpcCall[] = [];
+      for (let i = 0; i < all.length; i += CHUNK) calls.push({ method: 'gettxspendingprevout', params: [all.slice(i, i + CHUNK)] });
+      const direct = new Set<string>();
+      for (const reply of await rpc.batch<SpendingReply[]>(calls)) {
+        if (!reply.ok) throw reply.error;
+        for (const spend of reply.result) if (spend.spendingtxid && !own.has(spend.spendingtxid)) direct.add(spend.spendingtxid);
+      }
+      if (direct.size === 0) return false;
+      // A replacement evicts the descendants of what it replaces too; the node's figures count them.
+      const evicted = new Set(direct);
+      const ids = [...direct];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const replies = await rpc.batch<string[]>(ids.slice(i, i + CHUNK).map((id) => ({ method: 'getmempooldescendants', params: [id, false] })));
+        for (const reply of replies) {
+          // Gone since (mined, replaced): it evicts nothing more.
+          if (reply.ok) for (const id of reply.result) if (!own.has(id)) evicted.add(id);
+        }
+      }
+      const recorded = await portalTxids([...evicted]);
+      return [...evicted].some((id) => !recorded.has(id));
+    } catch (error) {
+      if (!(error instanceof RpcError || error instanceof RpcTransportError)) throw error;
+      // Cannot tell whose the conflicts are: hide the reasons that would describe them.
+      return CONFLICT_REASONS.test(reason);
+    }
+  }
+
+  /** The public reason for the node's refusal of `txs` worded `reason`: the node's, or the generic sentence with the node's for staff. */
+  async function publicReason(reason: string, txs: readonly DecodedTx[]): Promise<{ message: string; staffDetail?: string }> {
+    return (await conflictsPrivately(txs, reason)) ? { message: PRIVATE_CONFLICT_MESSAGE, staffDetail: reason } : { message: reason };
+  }
+
+  /**
+   * The answer for a failed node call about `txs`: nodeFailure's (503 when
+   * the node could not be asked), with a refusal's reason told as
+   * publicReason decides.
+   */
+  async function refusal(error: unknown, txs: readonly DecodedTx[]): Promise<ApiError> {
+    const failure = nodeFailure(error);
+    if (failure.statusCode !== 422) return failure;
+    const { message, staffDetail } = await publicReason(failure.message, txs);
+    return new ApiError(422, message, undefined, staffDetail);
+  }
+
+  return { publicReason, refusal };
+}
+
+export type PrivateConflicts = ReturnType<typeof createPrivateConflicts>;
