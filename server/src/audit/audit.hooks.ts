@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditWriter } from './audit-writer.ts';
 import { auditEndpoint, firstCodePoints, unroutedEndpoint } from './audit-endpoint.ts';
@@ -24,8 +25,8 @@ declare module 'fastify' {
     auditRecorded?: boolean;
     /** Its answer has been composed (onSend ran): whatever handled or refused it is done. */
     auditAnswered?: boolean;
-    /** The connection closed before the answer was delivered in full. */
-    auditClientGone?: boolean;
+    /** The connection closed before the answer was delivered in full (the client left, or Node's parser refused the rest of the request). */
+    auditConnectionClosed?: boolean;
   }
   interface FastifyContextConfig {
     /** `false` keeps a route out of the audit trail (the metrics scrape: a row every few seconds, and nobody's action). */
@@ -33,8 +34,8 @@ declare module 'fastify' {
   }
 }
 
-/** The note on the row of a request whose client closed the connection before the answer was delivered. */
-export const CLIENT_GONE_MESSAGE = 'The client closed the connection before the answer.';
+/** The note on the row of a request whose connection closed before its answer was delivered. */
+export const CONNECTION_CLOSED_MESSAGE = 'The connection closed before the answer was sent.';
 
 /**
  * Internal: a staff request whose token the staff scope verified (a token
@@ -82,26 +83,40 @@ function errorMessage(statusCode: number, payload: string | undefined): string |
 function outcome(request: FastifyRequest, reply: FastifyReply): { error: string | null; isSuccess: boolean } {
   const told = errorMessage(reply.statusCode, request.auditResponse);
   const answered = told === null ? null : (request.auditErrorDetail ?? told);
-  if (!request.auditClientGone) return { error: answered, isSuccess: answered === null };
-  if (!request.raw.complete) return { error: CLIENT_GONE_MESSAGE, isSuccess: false };
-  return { error: answered === null ? CLIENT_GONE_MESSAGE : `${CLIENT_GONE_MESSAGE} The answer was: ${answered}`, isSuccess: answered === null };
+  if (!request.auditConnectionClosed) return { error: answered, isSuccess: answered === null };
+  if (request.raw.complete === false) return { error: CONNECTION_CLOSED_MESSAGE, isSuccess: false };
+  return { error: answered === null ? CONNECTION_CLOSED_MESSAGE : `${CONNECTION_CLOSED_MESSAGE} The answer was: ${answered}`, isSuccess: answered === null };
+}
+
+/** The client's address: 'unknown' only for a socket closed before anything read it, which the connection hook below prevents. */
+function clientAddress(request: FastifyRequest): string {
+  // Typed as always there; it is not once the socket is gone.
+  const ip: string | undefined = request.ip;
+  return ip ?? 'unknown';
 }
 
 export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, maxChars: number): void {
+  // A request can outlive its connection (its client gone, or Node's parser refusing the rest of its
+  // body), and a closed socket no longer knows its peer. Reading the address as the connection opens
+  // makes the socket keep it (net.Socket caches its peer name), for the row and the rate limit alike.
+  app.server.on('connection', (socket: Socket) => {
+    socket.remoteAddress?.toString();
+  });
+
   // onRequest runs after routing: the route (or the not-found handler) is known.
   app.addHook('onRequest', async (request, reply) => {
     const endpoint = auditEndpoint(request);
     if (endpoint === undefined) return;
     request.auditEndpoint = endpoint;
     request.auditStartedAt = process.hrtime.bigint();
-    request.auditIp = request.ip;
+    request.auditIp = clientAddress(request);
     // Fastify runs onResponse only once the answer has been handed to the socket in full, which a
     // client that closes the connection first never lets happen; its request goes on regardless (the
     // node may accept the transaction after the client left). Its row waits for the answer (onSend),
     // or is written now when the answer was already on its way.
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
-      request.auditClientGone = true;
+      request.auditConnectionClosed = true;
       if (request.auditAnswered) record(request, reply);
     });
   });
@@ -110,7 +125,7 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
     if (request.auditStartedAt === undefined) return payload;
     if (typeof payload === 'string') request.auditResponse = payload;
     request.auditAnswered = true;
-    if (request.auditClientGone) record(request, reply);
+    if (request.auditConnectionClosed) record(request, reply);
     return payload;
   });
 
@@ -122,7 +137,7 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
     const elapsedMs = Number(process.hrtime.bigint() - request.auditStartedAt) / 1e6;
     const { error, isSuccess } = outcome(request, reply);
     writer.push({
-      ipAddress: request.auditIp ?? request.ip,
+      ipAddress: request.auditIp ?? clientAddress(request),
       endpoint: request.auditEndpoint,
       httpMethod: request.method,
       clientCode: clientCode(request),

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { CLIENT_GONE_MESSAGE } from '../../src/audit/audit.hooks.ts';
+import { CONNECTION_CLOSED_MESSAGE } from '../../src/audit/audit.hooks.ts';
 import type { RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';
 import { startStaffTestApp, type StaffTestApp } from '../helpers/staff-app.ts';
@@ -155,7 +155,7 @@ for (const engine of testDatabases()) {
         const rows = await rowsOnceWritten(from);
         assert.deepEqual(
           rows.map((r) => [r.endpoint, r.http_method, r.client_code, r.source_type, r.is_success, r.error_message]),
-          [['/rest-api/submit-tx', 'POST', 'LEFT-EARLY', 'External', true, CLIENT_GONE_MESSAGE]],
+          [['/rest-api/submit-tx', 'POST', 'LEFT-EARLY', 'External', true, CONNECTION_CLOSED_MESSAGE]],
         );
         assert.match(rows[0]!.response_payload ?? '', new RegExp(tx.txid), 'the answer the client never read is recorded');
         assert.match(rows[0]!.request_payload ?? '', /LEFT-EARLY/);
@@ -180,7 +180,7 @@ for (const engine of testDatabases()) {
       const rows = await rowsOnceWritten(from);
       assert.deepEqual(
         rows.map((r) => [r.endpoint, r.source_type, r.is_success, r.error_message]),
-        [['/rest-api/client/add', 'Internal', true, CLIENT_GONE_MESSAGE]],
+        [['/rest-api/client/add', 'Internal', true, CONNECTION_CLOSED_MESSAGE]],
       );
       // Read while the connection was open: a closed socket has no address to give.
       assert.equal(rows[0]!.ip_address, '127.0.0.1');
@@ -199,8 +199,24 @@ for (const engine of testDatabases()) {
       const rows = await rowsOnceWritten(from);
       assert.deepEqual(
         rows.map((r) => [r.endpoint, r.http_method, r.source_type, r.is_success, r.error_message]),
-        [['/rest-api/submit-tx', 'POST', 'External', false, CLIENT_GONE_MESSAGE]],
+        [['/rest-api/submit-tx', 'POST', 'External', false, CONNECTION_CLOSED_MESSAGE]],
       );
+    });
+
+    test('a request Node\'s parser cuts off after its headers reached the app is recorded, with its address, and the trail goes on', async () => {
+      const from = await lastId();
+      // Chunk extensions past Node's 16 KiB: the headers reach the app, then the parser refuses the body and closes.
+      const refused = await rawRequest(port, `POST /rest-api/submit-tx HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(20_000)}\r\n`);
+      assert.equal(refused.status, 413);
+      const rows = await rowsOnceWritten(from);
+      assert.deepEqual(
+        rows.map((r) => [r.ip_address, r.endpoint, r.http_method, r.is_success, r.error_message]),
+        [['127.0.0.1', '/rest-api/submit-tx', 'POST', false, CONNECTION_CLOSED_MESSAGE]],
+      );
+      // The row was written, so later ones are too.
+      const after = await lastId();
+      assert.equal((await rawRequest(port, `GET /rest-api/site-info HTTP/1.1\r\nHost: portal.example\r\nConnection: close\r\n\r\n`)).status, 200);
+      assert.deepEqual((await rowsAfter(after)).map((r) => [r.endpoint, r.is_success]), [['/rest-api/site-info', true]]);
     });
 
     test('a request whose client reads the answer is recorded once, without the note', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { NESTED_TOO_DEEPLY, tooManyValues } from '../../src/audit/audit-payload.ts';
+import { CONNECTION_CLOSED_MESSAGE } from '../../src/audit/audit.hooks.ts';
 import { MAX_TX_HEX_CHARS } from '../../src/modules/submission/submission.schemas.ts';
 import { BAD_REQUEST_MESSAGE, CHUNK_EXTENSIONS_TOO_LARGE_MESSAGE, HEADERS_TOO_LARGE_MESSAGE } from '../../src/http/client-errors.ts';
 import { NOT_UTF8_MESSAGE } from '../../src/http/json-body-parser.ts';
@@ -395,7 +396,13 @@ for (const engine of testDatabases()) {
 
       await t.audit.flush();
       assert.deepEqual(await dbFingerprint(db), rowsBefore);
-      assert.equal(await auditRows(db), auditBefore + 1, 'nothing reached the app but the reference request, so nothing else is audited');
+      // Nothing reached the app but the reference request, and the chunk extensions' request, whose headers did before the
+      // parser refused its body: that one is recorded as cut off. Nothing else is audited.
+      assert.equal(await auditRows(db), auditBefore + 2);
+      const { rows: cutOff } = await db.query<{ endpoint: string; is_success: boolean; error_message: string | null }>(
+        'SELECT endpoint, is_success, error_message FROM audit_logs ORDER BY id DESC LIMIT 1',
+      );
+      assert.deepEqual(cutOff, [{ endpoint: '/rest-api/submit-tx', is_success: false, error_message: CONNECTION_CLOSED_MESSAGE }]);
       assert.deepEqual(counting.calls.slice(callsBefore), []);
       // Under the limit, 200 headers are just a request: it is answered, audited, and costs no node call.
       const ok = await rawRequest(port, request('POST /rest-api/submit-tx HTTP/1.1', `${Array.from({ length: 200 }, (_, i) => `X-H${i}: v\r\n`).join('')}Connection: close\r\n`));
@@ -403,7 +410,7 @@ for (const engine of testDatabases()) {
       assert.equal((JSON.parse(ok.body) as { message: string }).message, 'Transaction hex contains characters that are not hexadecimal.');
       assert.deepEqual(securityHeadersOf(ok), expectedHeaders);
       await t.audit.flush();
-      assert.equal(await auditRows(db), auditBefore + 2);
+      assert.equal(await auditRows(db), auditBefore + 3);
       assert.deepEqual(counting.calls.slice(callsBefore), []);
     });
 
