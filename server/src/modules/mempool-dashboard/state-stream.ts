@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import type { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 
@@ -49,8 +50,16 @@ export const SSE_HEADERS: OutgoingHttpHeaders = {
   'x-accel-buffering': 'no',
 };
 
+/**
+ * What the cap per address counts by: an IPv4 address, or an IPv6 client's
+ * /64 (one subscriber's network, which hands out 2^64 addresses), as the
+ * public rate limit groups them (@fastify/rate-limit's own grouping).
+ */
+const addressGroup = (ip: string) => normalizeIP(ip);
+
 interface Client {
   res: ServerResponse;
+  /** addressGroup() of its address. */
   ip: string;
   /** The state this client last got, so that a state is never sent twice to it. */
   lastSent: MempoolDashboardState | null;
@@ -59,7 +68,7 @@ interface Client {
 }
 
 export interface StateStreams {
-  /** Why a new stream from this address may not open now, or null when it may. */
+  /** Why a new stream from this address (or its IPv6 /64) may not open now, or null when it may. */
   refusal(ip: string): StreamRefusal | null;
   /** Takes over the raw response (the route then hijacks the reply): the headers and the current state, then every update. Throws, having written nothing, when the feed does. */
   attach(res: ServerResponse, ip: string, headers: OutgoingHttpHeaders): void;
@@ -170,14 +179,16 @@ export function createStateStreams(options: StateStreamOptions): StateStreams {
   };
 
   return {
-    refusal(ip) {
+    refusal(address) {
+      const ip = addressGroup(address);
       if (closing) return { statusCode: 503, message: STREAMS_CLOSING_MESSAGE };
       if (clients.size >= options.maxStreams) return { statusCode: 503, message: TOO_MANY_STREAMS_MESSAGE };
       if ((perIp.get(ip) ?? 0) >= options.maxStreamsPerIp) return { statusCode: 429, message: TOO_MANY_STREAMS_FROM_IP_MESSAGE };
       return null;
     },
 
-    attach(res, ip, headers) {
+    attach(res, address, headers) {
+      const ip = addressGroup(address);
       // The viewer may have gone before the route ran; a closed socket never reports its close again.
       if (res.socket === null || res.socket.destroyed) return;
       // The feed first: should it fail, nothing has been written and the app's error handler answers.
