@@ -24,7 +24,7 @@ import { createClientErrorHandler } from './http/client-errors.ts';
 import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
 import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, type HttpTimeouts } from './http/http-timeouts.ts';
-import { createPublicRateLimit, publicScope } from './http/public-scope.ts';
+import { createPublicRateLimit, limitUnroutedApiRequests, publicScope } from './http/public-scope.ts';
 import { withRequestLogSerializer } from './http/request-log.ts';
 import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
@@ -209,6 +209,8 @@ export async function buildApp(deps: AppDeps) {
   const status = createStatusService({ ...deps, log: app.log });
   // One rate-limit budget per client IP for the whole public API (http/public-scope.ts).
   const publicRateLimit = createPublicRateLimit(app, options.rateLimit);
+  // Strangers' requests no route takes, and refused staff requests, spend the same budget: each costs an audit row.
+  limitUnroutedApiRequests(app, publicRateLimit);
   await app.register(publicScope, {
     prefix: '/rest-api',
     rateLimit: publicRateLimit,
@@ -227,7 +229,7 @@ export async function buildApp(deps: AppDeps) {
   if (deps.staff) {
     await app.register(loginRoutes, { prefix: '/rest-api', service: deps.staff.login });
     await app.register(signInConfigRoutes, { prefix: '/rest-api', config: deps.staff.signIn });
-    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps), failedTxViewRoutes(deps), metricsSummaryRoutes(metricsService), txPullerRoutes(deps), txReportRoutes(deps)], adminRoutes: [auditAdminRoutes(deps.db), clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps), failedTxAdminRoutes(deps)] });
+    await app.register(staffScope, { prefix: '/rest-api', verifier: deps.staff.verifier, rateLimit: publicRateLimit, viewRoutes: [staffMeRoutes, auditLogRoutes(deps.db), clientViewRoutes(deps), discountViewRoutes(deps), settingsViewRoutes(deps), changeLogRoutes(deps), failedTxViewRoutes(deps), metricsSummaryRoutes(metricsService), txPullerRoutes(deps), txReportRoutes(deps)], adminRoutes: [auditAdminRoutes(deps.db), clientAdminRoutes(deps), discountAdminRoutes(deps), settingsAdminRoutes(deps), failedTxAdminRoutes(deps)] });
   }
 
   await app.register(mempoolDashboardRoutes({ feed: deps.mempool.feed, authorize: (request) => mempoolView.require(request) }), { prefix: '/mempool' });

@@ -17,6 +17,15 @@ export const NESTED_TOO_DEEPLY = '[not recorded: nested too deeply to serialise]
 /** Stored instead of a payload of more values than its stored text could show. */
 export const tooManyValues = (limit: number) => `[not recorded: more than ${limit.toLocaleString('en-US')} values]`;
 
+/**
+ * Stored instead of the payload of a refused request (no route took it, or
+ * the staff API refused its token or role): what a stranger chose to send is
+ * not kept, only its size (body and query string), so that a refusal's row
+ * stays small. `bytes` is undefined when the size is not known (a chunked body).
+ */
+export const refusedPayload = (bytes: number | undefined) =>
+  bytes === undefined ? '[not recorded: refused request]' : `[not recorded: refused request of ${bytes.toLocaleString('en-US')} bytes]`;
+
 class TooManyValues extends Error {}
 
 export function auditPayload(value: unknown, max: number): string | null {

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditWriter } from './audit-writer.ts';
 import { auditEndpoint, firstCodePoints, unroutedEndpoint } from './audit-endpoint.ts';
-import { auditPayload, auditResponsePayload } from './audit-payload.ts';
+import { auditPayload, auditResponsePayload, refusedPayload } from './audit-payload.ts';
 
 /**
  * Every /rest-api request lands in the audit trail, decided by the route it
@@ -74,6 +74,28 @@ function errorMessage(statusCode: number, payload: string | undefined): string |
 }
 
 /**
+ * Refused before any route ran: no route took it (the not-found handler), or
+ * the staff scope refused its token (401, or 429 once that spent the public
+ * budget) or its role (403). A stranger chooses its payload: only its size is
+ * recorded.
+ */
+function refusedBeforeRoute(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.is404) return true;
+  return request.staffRoute === true && (request.staff === undefined || reply.statusCode === 403);
+}
+
+/** The size of what a refused request sent (its body as Content-Length says, and its query string), or null when it sent nothing. */
+function refusedRequestPayload(request: FastifyRequest): string | null {
+  const queryAt = request.url.indexOf('?');
+  const query = queryAt === -1 ? 0 : Buffer.byteLength(request.url.slice(queryAt + 1));
+  // A chunked body's size is not known without reading it.
+  if (request.headers['transfer-encoding'] !== undefined) return refusedPayload(undefined);
+  const length = request.headers['content-length'];
+  const bytes = query + (length !== undefined && /^\d+$/.test(length) ? Number(length) : 0);
+  return bytes === 0 ? null : refusedPayload(bytes);
+}
+
+/**
  * What the row says of the request's outcome. A client that left before the
  * answer does not undo what its request did: the row keeps the answer's own
  * outcome (a transaction the node accepted is a success), with the note. A
@@ -142,7 +164,9 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       httpMethod: request.method,
       clientCode: clientCode(request),
       requestAt: new Date(Date.now() - elapsedMs),
-      requestPayload: auditPayload(request.body ?? (Object.keys(request.query as object).length ? request.query : undefined), maxChars),
+      requestPayload: refusedBeforeRoute(request, reply)
+        ? refusedRequestPayload(request)
+        : auditPayload(request.body ?? (Object.keys(request.query as object).length ? request.query : undefined), maxChars),
       responsePayload: request.auditResponse === undefined ? null : auditResponsePayload(request.auditResponse, maxChars),
       responseTimeMs: elapsedMs,
       errorMessage: error,

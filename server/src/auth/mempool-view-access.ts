@@ -80,8 +80,9 @@ export function createMempoolViewAccess(deps: MempoolViewAccessDeps): MempoolVie
 
   async function verifies(request: FastifyRequest, verifier: TokenVerifier): Promise<boolean> {
     try {
-      // Bounded like the setting: a local token's key is read from the database.
-      await within(authenticate(request, verifier), timeoutMs);
+      // Bounded like the setting: a local token's key is read from the database. The health
+      // check is polled and not rate limited: a refused token there is logged at debug only.
+      await within(authenticate(request, verifier, { refusedLogLevel: 'debug' }), timeoutMs);
       return true;
     } catch (error) {
       // authenticate has logged why (a refused token, an unreachable provider); anything else is logged here.

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.ts';
+import type { PublicRateLimit } from '../http/public-scope.ts';
 import { IdentityProviderUnavailableError, InvalidTokenError, type StaffIdentity, type TokenVerifier } from './token-verifier.ts';
 
 /**
@@ -30,15 +31,19 @@ export function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Sets request.staff from its bearer token, or throws the staff API's answer: 401 (none, or refused) or 503 (the provider cannot be asked). */
-export async function authenticate(request: FastifyRequest, verifier: TokenVerifier): Promise<void> {
+/**
+ * Sets request.staff from its bearer token, or throws the staff API's answer:
+ * 401 (none, or refused) or 503 (the provider cannot be asked). A refused
+ * token is logged at `refusedLogLevel` (info unless the caller says so).
+ */
+export async function authenticate(request: FastifyRequest, verifier: TokenVerifier, options: { refusedLogLevel?: 'info' | 'debug' } = {}): Promise<void> {
   const token = bearer(request);
   if (!token) throw new ApiError(401, SIGN_IN_REQUIRED_MESSAGE);
   try {
     request.staff = await verifier.verify(token);
   } catch (error) {
     if (error instanceof InvalidTokenError) {
-      request.log.info({ reason: error.message }, 'Staff token refused');
+      request.log[options.refusedLogLevel ?? 'info']({ reason: error.message }, 'Staff token refused');
       throw new ApiError(401, INVALID_TOKEN_MESSAGE);
     }
     if (error instanceof IdentityProviderUnavailableError) {
@@ -51,6 +56,12 @@ export async function authenticate(request: FastifyRequest, verifier: TokenVerif
 
 export interface StaffScopeOptions {
   verifier: TokenVerifier;
+  /**
+   * The public API's per-address budget (http/public-scope.ts): a request
+   * refused for a missing or invalid token spends it, and gets its 429 once
+   * it is spent. Requests with a valid token do not touch it.
+   */
+  rateLimit?: PublicRateLimit;
   /** Routes for every signed-in staff member (views, downloads). */
   viewRoutes?: FastifyPluginAsync[];
   /** Routes that change data: administrators only. */
@@ -58,10 +69,16 @@ export interface StaffScopeOptions {
 }
 
 /** Registers view routes behind a staff token, and admin routes behind the admin group on top. */
-export const staffScope: FastifyPluginAsync<StaffScopeOptions> = async (app: FastifyInstance, { verifier, viewRoutes = [], adminRoutes = [] }) => {
-  app.addHook('onRequest', async (request) => {
+export const staffScope: FastifyPluginAsync<StaffScopeOptions> = async (app: FastifyInstance, { verifier, rateLimit, viewRoutes = [], adminRoutes = [] }) => {
+  app.addHook('onRequest', async (request, reply) => {
     request.staffRoute = true;
-    await authenticate(request, verifier);
+    try {
+      await authenticate(request, verifier);
+    } catch (error) {
+      // A stranger's refused request still costs a row in the audit trail: it is limited like the public API's.
+      if (rateLimit && error instanceof ApiError && error.statusCode === 401) await rateLimit(request, reply);
+      throw error;
+    }
   });
   for (const routes of viewRoutes) await app.register(routes);
   await app.register(async (admin) => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { pathReachesApi } from '../audit/audit-endpoint.ts';
 
 /**
  * The public API's rate limit is one budget per client address (README:
@@ -9,6 +10,11 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
  * every public scope runs that same limiter on onRequest, before any body is
  * read. A second public API (`/api/*`) joins the budget by registering its
  * routes in a publicScope given the same limiter.
+ *
+ * Strangers' requests outside the public routes spend it too, as each costs
+ * a row in the audit trail: requests under the API that no route takes
+ * (limitUnroutedApiRequests) and staff requests refused for a missing or
+ * invalid token (staff-scope.ts). Signed-in staff are not limited by it.
  */
 
 export type PublicRateLimit = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -29,3 +35,15 @@ export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope,
   scope.addHook('onRequest', rateLimit);
   await routes(scope);
 };
+
+/**
+ * Requests whose path lies under the API (as the audit trail reads it) but
+ * that no route takes spend the public budget, before their body is read;
+ * once it is spent they get its 429. Registered on the root instance, whose
+ * hooks the not-found handler runs.
+ */
+export function limitUnroutedApiRequests(app: FastifyInstance, rateLimit: PublicRateLimit): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404 && pathReachesApi(request.url)) await rateLimit(request, reply);
+  });
+}
