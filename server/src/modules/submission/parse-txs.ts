@@ -1,0 +1,94 @@
+import { RpcError, RpcTransportError } from '../../bitcoin/rpc-client.ts';
+import { TxDecodeError, type DecodedTx } from '../../bitcoin/tx-codec.ts';
+import { ApiError } from '../../http/errors.ts';
+import { normaliseClientCode } from '../discounts/discount-lookup.ts';
+import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
+import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { notice, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
+import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT } from './submission-rules.ts';
+import type { ParseResponse, ParsedTxItem } from './submission.schemas.ts';
+import { decodeEach, normaliseItems } from './tx-decoding.ts';
+
+/**
+ * Transactions decoded and priced without being sent: what each one is,
+ * what it pays, and whether that clears the current minimum. A node out of
+ * reach leaves the fee unchecked rather than failing the answer.
+ */
+
+/** Lists longer than this are cut in parse answers; the counts are always given. */
+const PARSE_LIST_LIMIT = 100;
+
+/** The price context and each decoded transaction's price; both empty, with a note, when the node cannot be reached. */
+interface ParsePricing {
+  ctx: PricingContext | undefined;
+  /** By the decoded transaction itself, not its txid: two copies of one transaction with different witnesses share a txid, not a size. */
+  priced: Map<DecodedTx, PricedTx>;
+  note: string | undefined;
+}
+
+export async function parse(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined): Promise<ParseResponse> {
+  const hexes = normaliseItems(rawHexes);
+  const clientCode = normaliseClientCode(rawClientCode);
+  if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
+  if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
+  const decoded = await decodeEach(hexes);
+  const txs = decoded.filter((d): d is DecodedTx => !(d instanceof TxDecodeError));
+  const pricing = await priceForParse(service, clientCode, txs);
+
+  const single = hexes.length === 1;
+  const transactions: ParsedTxItem[] = decoded.map((d) => (d instanceof TxDecodeError ? { status: 'error', message: d.message } : parsedItem(d, pricing, single)));
+  const failed = transactions.filter((t) => t.status === 'error').length;
+  return {
+    status: failed === 0 ? 'success' : 'error',
+    message: failed === 0 ? `Decoded ${transactions.length} transaction${single ? '' : 's'}.` : `${failed} of ${transactions.length} could not be decoded.`,
+    ...(pricing.ctx ? notice(pricing.ctx) : {}),
+    transactions,
+  };
+}
+
+async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[]): Promise<ParsePricing> {
+  const pricing: ParsePricing = { ctx: undefined, priced: new Map(), note: undefined };
+  try {
+    pricing.ctx = await pricingContext(service, clientCode);
+    pricing.priced = new Map((await priceTransactions(service.rpc, txs, service.pricing)).map((p) => [p.tx, p]));
+  } catch (error) {
+    if (!(error instanceof RpcError || error instanceof RpcTransportError)) throw error;
+    pricing.note = 'The fee could not be checked because the mining node is not reachable right now.';
+  }
+  return pricing;
+}
+
+/** One decoded transaction as the parse answer lists it; `single`: alone, so priced with its unconfirmed ancestors. */
+function parsedItem(d: DecodedTx, { ctx, priced, note }: ParsePricing, single: boolean): ParsedTxItem {
+  const p = priced.get(d);
+  const fee = p?.fee;
+  const vsize = p?.vsize ?? d.vsize;
+  let meets: boolean | null = null;
+  let functional: number | null = null;
+  if (fee !== undefined && ctx) {
+    const own = { feeSats: fee, vsize };
+    const ancestors = single ? p!.mempoolAncestors : [];
+    meets = functionalClears(own, ancestors, ctx.threshold);
+    functional = functionalRate(own, ancestors);
+  }
+  const message = note ?? (fee === undefined ? 'Some inputs spend outputs the mining node does not know, so the fee is unknown.' : meets ? 'The fee clears the current minimum.' : FEE_TOO_LOW_MESSAGE);
+  return {
+    status: 'success',
+    message,
+    txid: d.txid,
+    wtxid: d.wtxid,
+    version: d.version,
+    locktime: d.locktime,
+    size: d.size,
+    vsize,
+    weight: d.weight,
+    fee: fee ?? null,
+    fee_rate: fee === undefined ? null : feeRate(fee, vsize),
+    functional_rate: functional,
+    meets_minimum_fee: meets,
+    input_count: d.inputs.length,
+    output_count: d.outputs.length,
+    inputs: d.inputs.slice(0, PARSE_LIST_LIMIT).map((i) => ({ txid: i.txid, vout: i.vout, sequence: i.sequence })),
+    outputs: d.outputs.slice(0, PARSE_LIST_LIMIT).map((o) => ({ value: o.value, script_pubkey: o.scriptPubKey })),
+  };
+}

@@ -1,0 +1,115 @@
+import { RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
+import type { Database } from '../../db/database.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { lookupDiscount, type DiscountLookup } from '../discounts/discount-lookup.ts';
+import { thresholdRate } from '../pricing/fee-math.ts';
+import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
+import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
+import { isRetryableFailure } from './failure-policy.ts';
+import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
+import type { PricingOptions } from './prevouts.ts';
+import { createPrivateConflicts, type PrivateConflicts } from './private-conflicts.ts';
+import type { RecordKeeper } from './record-keeper.ts';
+import { recordFailure, type NewFailure } from './submission.repository.ts';
+import { MAINTENANCE_MESSAGE } from './submission-rules.ts';
+
+/**
+ * What the submission paths (submit-tx.ts, submit-package.ts, parse-txs.ts)
+ * share: the service's dependencies, made once by createSubmissionService,
+ * and the steps they have in common: the settings a submission is judged
+ * by, its price threshold, the failure kept for staff, the node's verdict.
+ */
+
+export interface SubmissionDeps {
+  db: Database;
+  rpc: RpcClient;
+  market: MarketRateSource;
+  settings: SettingsStore;
+  records: RecordKeeper;
+  clock: Clock;
+  log: Logger;
+  /** The node's -bytespersigop, for the sigop-adjusted virtual size. */
+  bytesPerSigop: number;
+}
+
+export interface SubmitOptions {
+  /** A staff retry keeps the time the user first submitted (ISO 8601). */
+  createdAt?: string;
+}
+
+export interface SubmissionContext extends SubmissionDeps {
+  /** Which of these txids the portal recorded. */
+  portalTxids: PortalTxids;
+  pricing: PricingOptions;
+  conflicts: PrivateConflicts;
+}
+
+/** The market, the threshold and the discount a submission is priced with. */
+export interface PricingContext {
+  snapshot: MarketSnapshot;
+  threshold: number;
+  discount: DiscountLookup;
+}
+
+export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext {
+  const { db, rpc } = deps;
+  const portalTxids = (txids: readonly string[]) => recordedTxids(db, txids);
+  const pricing = { bytesPerSigop: deps.bytesPerSigop, portalTxids };
+  const conflicts = createPrivateConflicts({ rpc, portalTxids });
+  return { ...deps, portalTxids, pricing, conflicts };
+}
+
+/** The settings this submission is judged by, read once: refused here when in maintenance. */
+export async function openForSubmissions(service: SubmissionContext): Promise<PortalSettings> {
+  const current = await service.settings.get();
+  if (current.maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
+  return current;
+}
+
+export async function pricingContext(service: SubmissionContext, clientCode: string | undefined, known?: PortalSettings): Promise<PricingContext> {
+  const { settings, market, db, clock } = service;
+  const [current, snapshot, discount] = await Promise.all([known ?? settings.get(), market.snapshot(), lookupDiscount(db, clientCode, clock.now())]);
+  const threshold = thresholdRate({
+    feeRateFloor: current.feeRateFloor,
+    multiplier: current.multiplier,
+    marketRate: snapshot.marketRate,
+    discountPercentage: discount.kind === 'applied' ? discount.discountPercentage : 0,
+  });
+  return { snapshot, threshold, discount };
+}
+
+/** A refused discount code's notice, for the answer. */
+export function notice(ctx: PricingContext): { notice?: string } {
+  return ctx.discount.kind === 'refused' ? { notice: ctx.discount.notice } : {};
+}
+
+/**
+ * Keeps a transaction the node could not take, for staff to retry: when the
+ * node was unreachable or too slow, or refused it for a reason that passes
+ * (a full mempool, chain limits). Bad hex, unknown inputs, a fee under the
+ * minimum or a consensus failure would be refused again on retry, so they
+ * are not stored: strangers cannot fill the database with them (the audit
+ * trail still shows each attempt).
+ */
+export async function fail(service: SubmissionContext, failure: Omit<NewFailure, 'status' | 'error'>, error: unknown): Promise<void> {
+  if (!isRetryableFailure(error)) return;
+  const status = error instanceof RpcTransportError && error.kind === 'timeout' ? 'Timeout' : 'Failed';
+  const message = error instanceof Error ? error.message : String(error);
+  // The failure row is what lets staff retry: if even that cannot be written,
+  // the user still gets an error and keeps their transaction.
+  await recordFailure(service.db, { ...failure, status, error: message }).catch((dbError: unknown) => {
+    service.log.error({ err: dbError, txid: failure.txid }, 'Could not record a failed submission');
+  });
+}
+
+/** The node's own verdict on a transaction it was not sent, whose inputs are all known: outputs worth more than them. */
+export async function nodeVerdict(service: SubmissionContext, hexes: string[]): Promise<string[]> {
+  const results = await service.rpc.call<Array<{ txid: string; allowed?: boolean; 'reject-reason'?: string; 'package-error'?: string }>>(
+    'testmempoolaccept',
+    [hexes.map(validatedHex)],
+  );
+  return results.flatMap((r) => (r['reject-reason'] ? [r['reject-reason']] : r['package-error'] ? [r['package-error']] : []));
+}

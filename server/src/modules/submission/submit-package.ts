@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { RpcCode, RpcError } from '../../bitcoin/rpc-client.ts';
+import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
+import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
+import { ApiError, nodeFailure } from '../../http/errors.ts';
+import { normaliseClientCode } from '../discounts/discount-lookup.ts';
+import { clearsThreshold, feeRate } from '../pricing/fee-math.ts';
+import type { PortalSettings } from '../settings/settings.store.ts';
+import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
+import type { NewFailure } from './submission.repository.ts';
+import { MISSING_INPUTS_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import type { PackageResult } from './submission.schemas.ts';
+import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
+
+/**
+ * A package submitted (submitpackage): every member priced on its own (no
+ * child-pays-for-parent in a package, SPEC.md section 1); the members the
+ * node took recorded, even when the package as a whole failed.
+ */
+
+type PackageFailure = Omit<NewFailure, 'status' | 'error'>;
+type SubmitPackageResult = PackageResult['result'];
+
+export async function submitPackage(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
+  const hexes = normaliseItems(rawHexes);
+  const clientCode = normaliseClientCode(rawClientCode);
+  const txs = await decodePackageOrReject(hexes);
+  const current = await openForSubmissions(service);
+  const txids = txs.map((t) => t.txid);
+  const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null };
+  const [ctx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
+
+  // Packages get no child-pays-for-parent (SPEC.md section 1): each member on its own.
+  const cheap = priced.findIndex((p) => !clearsThreshold(p.fee!, p.vsize, ctx.threshold));
+  if (cheap >= 0) {
+    throw new ApiError(422, `Transaction ${cheap + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
+  }
+
+  let result: SubmitPackageResult;
+  try {
+    result = await service.rpc.call<SubmitPackageResult>('submitpackage', [hexes.map(validatedHex)]);
+  } catch (error) {
+    await fail(service, failure, error);
+    throw await service.conflicts.refusal(error, txs);
+  }
+  await keepAccepted(service, result, priced, hexes, clientCode, ctx, options);
+  if (result.package_msg !== 'success') await refuseFailed(service, result, txs, failure);
+  return { status: 'success', message: result.package_msg, result, ...notice(ctx) };
+}
+
+/** The price context and each member's price; refused (422) when a fee cannot be known or is negative. */
+async function pricePackage(service: SubmissionContext, txs: DecodedTx[], hexes: string[], clientCode: string | undefined, current: PortalSettings, failure: PackageFailure): Promise<[PricingContext, PricedTx[]]> {
+  try {
+    const ctx = await pricingContext(service, clientCode, current);
+    const priced = await priceTransactions(service.rpc, txs, service.pricing);
+    if (priced.some((p) => p.fee === undefined)) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+    if (priced.some((p) => p.fee! < 0)) {
+      const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service, hexes))[0] ?? 'bad-txns-in-belowout', txs);
+      throw new ApiError(422, message, undefined, staffDetail);
+    }
+    return [ctx, priced];
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    await fail(service, failure, error);
+    throw nodeFailure(error);
+  }
+}
+
+/** Members the node took are in its mempool even when the package as a whole failed: they are recorded all the same. */
+async function keepAccepted(service: SubmissionContext, result: SubmitPackageResult, priced: PricedTx[], hexes: string[], clientCode: string | undefined, ctx: PricingContext, options: SubmitOptions): Promise<void> {
+  const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
+  const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
+  if (kept.length === 0) return;
+  const totalFee = kept.reduce((sum, k) => sum + k.p.fee!, 0);
+  const totalVsize = kept.reduce((sum, k) => sum + k.p.vsize, 0);
+  const rate = feeRate(totalFee, totalVsize);
+  const keptTxids = kept.map((k) => k.p.tx.txid);
+  await service.records.keep({
+    kind: 'package',
+    submission: {
+      packageHash: createHash('sha256').update(keptTxids.join(',')).digest('hex'),
+      txids: keptTxids,
+      txHexes: kept.map((k) => k.hex),
+      clientCode: clientCode ?? null,
+      discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+      totalSize: kept.reduce((sum, k) => sum + k.p.tx.size, 0),
+      totalVsize,
+      totalWeight: kept.reduce((sum, k) => sum + k.p.tx.weight, 0),
+      totalFee,
+      feeRate: rate,
+      marketRate: ctx.snapshot.marketRate,
+      multiplier: rate / ctx.snapshot.marketRate,
+      packageMsg: result.package_msg,
+      createdAt: options.createdAt,
+    },
+  });
+}
+
+/** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422). */
+async function refuseFailed(service: SubmissionContext, result: SubmitPackageResult, txs: DecodedTx[], failure: PackageFailure): Promise<never> {
+  const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
+  const reasons = errors.join('; ') || result.package_msg;
+  await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
+  const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
+  if (staffDetail === undefined) throw new ApiError(422, errors[0] ?? result.package_msg, { result });
+  // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
+  throw new ApiError(422, message, { result: withoutReasons(result, message) }, staffDetail);
+}
+
+/** A submitpackage result with the package's and every refused member's reason replaced by `message`. */
+function withoutReasons(result: SubmitPackageResult, message: string): SubmitPackageResult {
+  const txResults = Object.fromEntries(Object.entries(result['tx-results'] ?? {}).map(([wtxid, r]) => [wtxid, r.error ? { ...r, error: message } : r]));
+  return { ...result, package_msg: message, 'tx-results': txResults };
+}

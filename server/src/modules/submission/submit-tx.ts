@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { RpcCode, RpcError } from '../../bitcoin/rpc-client.ts';
+import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
+import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
+import { ApiError, nodeFailure } from '../../http/errors.ts';
+import { normaliseClientCode } from '../discounts/discount-lookup.ts';
+import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
+import type { PortalSettings } from '../settings/settings.store.ts';
+import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
+import { claimSubmission, releaseClaim, type NewFailure, type NewSubmission } from './submission.repository.ts';
+import { FEE_TOO_LOW_MESSAGE, MISSING_INPUTS_MESSAGE } from './submission-rules.ts';
+import type { SubmitResponse } from './submission.schemas.ts';
+import { decodeOrReject } from './tx-decoding.ts';
+
+/**
+ * One transaction submitted: decoded, priced with its unconfirmed
+ * ancestors (child pays for parent), sent to the node, and recorded.
+ */
+
+type TxFailure = Omit<NewFailure, 'status' | 'error'>;
+type PricedWithFee = PricedTx & { fee: number };
+
+export async function submitTx(service: SubmissionContext, rawHex: string, rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
+  const hex = rawHex.trim();
+  const clientCode = normaliseClientCode(rawClientCode);
+  const tx = await decodeOrReject(hex);
+  const current = await openForSubmissions(service);
+
+  const failure: TxFailure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null };
+  const [ctx, priced] = await priceTx(service, tx, hex, clientCode, current, failure);
+
+  const own = { feeSats: priced.fee, vsize: priced.vsize };
+  if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
+    // Already in the mempool, submitted here earlier when the market was
+    // lower: it stays there, so a repeat is not a refusal. One the portal
+    // did not record is not looked for (private until mined).
+    if ((await service.portalTxids([tx.txid])).has(tx.txid) && (await inMempool(service, tx.txid))) return { status: 'success', message: tx.txid, ...notice(ctx) };
+    throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
+  }
+
+  const rate = feeRate(priced.fee, priced.vsize);
+  const submission: NewSubmission = {
+    txid: tx.txid,
+    wtxid: tx.wtxid,
+    txHex: hex,
+    clientCode: clientCode ?? null,
+    discountCodeId: ctx.discount.kind === 'applied' ? ctx.discount.discountCodeId : null,
+    size: tx.size,
+    vsize: priced.vsize,
+    weight: tx.weight,
+    fee: priced.fee,
+    feeRate: rate,
+    functionalRate: functionalRate(own, priced.mempoolAncestors),
+    marketRate: ctx.snapshot.marketRate,
+    thresholdRate: ctx.threshold,
+    multiplier: rate / ctx.snapshot.marketRate,
+    createdAt: options.createdAt,
+  };
+  await sendAndRecord(service, tx, hex, submission, failure);
+  return { status: 'success', message: tx.txid, ...notice(ctx) };
+}
+
+/** The price context and the transaction's price; refused (422) when the fee cannot be known or is negative. */
+async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, clientCode: string | undefined, current: PortalSettings, failure: TxFailure): Promise<[PricingContext, PricedWithFee]> {
+  try {
+    const [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
+    if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+    // Outputs worth more than the inputs: the node says why in its own words.
+    if (priced.fee < 0) {
+      const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service, [hex]))[0] ?? 'bad-txns-in-belowout', [tx]);
+      throw new ApiError(422, message, undefined, staffDetail);
+    }
+    return [ctx, priced as PricedWithFee];
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    await fail(service, failure, error);
+    throw nodeFailure(error);
+  }
+}
+
+/**
+ * Always asks the node, even for a transaction recorded before: it may have
+ * been evicted or replaced since, and a resubmission puts it back. The row
+ * is written meanwhile, as this request's pending claim, so that it exists
+ * before the user hears "success" without a write after the node's answer.
+ */
+async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: string, submission: NewSubmission, failure: TxFailure): Promise<void> {
+  const { rpc, db, records, log } = service;
+  const claim = randomUUID();
+  const [sent, claimed] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [validatedHex(hex)]), claimSubmission(db, submission, claim)]);
+  // Already mined counts as done: the submission did what the user wanted.
+  const accepted = sent.status === 'fulfilled' || (sent.reason instanceof RpcError && sent.reason.code === RpcCode.VERIFY_ALREADY_IN_CHAIN);
+  if (!accepted) {
+    if (claimed.status === 'fulfilled') {
+      await releaseClaim(db, tx.txid, claim).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back a refused submission\'s pending row'));
+    }
+    await fail(service, failure, sent.reason);
+    throw await service.conflicts.refusal(sent.reason, [tx]);
+  }
+
+  // Accepted: the row becomes 'accepted' (or is written, or spooled to disk
+  // when the database is down). With the pending row in place that can
+  // finish after the answer; without it, the answer waits for it.
+  const recorded = records.track(
+    holdsOurCopy(service, tx).then(async (ours) => {
+      if (ours) return records.keep({ kind: 'tx', submission });
+      await releaseClaim(db, tx.txid, claim);
+    }),
+  );
+  if (claimed.status === 'rejected') await recorded;
+  else recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
+}
+
+/**
+ * The node answers "success" for a transaction whose txid it already holds,
+ * even when the copy it holds has another witness (same txid, other wtxid):
+ * then this copy is not what will be mined, and the one recorded must be
+ * the copy the node holds (its own submitter records it).
+ */
+async function holdsOurCopy(service: SubmissionContext, tx: DecodedTx): Promise<boolean> {
+  try {
+    const entry = await service.rpc.call<{ wtxid?: string }>('getmempoolentry', [tx.txid]);
+    return entry.wtxid === undefined || entry.wtxid === tx.wtxid;
+  } catch {
+    // Mined already, or the node went away: record this copy, as accepted.
+    return true;
+  }
+}
+
+async function inMempool(service: SubmissionContext, txid: string): Promise<boolean> {
+  try {
+    await service.rpc.call('getmempoolentry', [txid]);
+    return true;
+  } catch (error) {
+    if (error instanceof RpcError) return false;
+    throw nodeFailure(error);
+  }
+}
