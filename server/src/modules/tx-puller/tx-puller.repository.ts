@@ -7,7 +7,7 @@ import { filterText, parseDateRange, type DateRange } from '../../http/list-quer
  * walk). Only what the node accepted is ever read: a tx_submissions row is
  * 'pending' while the node decides (007_pending_submissions.sql), and is
  * refused, and deleted, as often as not. Package rows hold only the members
- * the node took (submission.service.ts), so all of them are listed.
+ * the node took (submission/submit-package.ts), so all of them are listed.
  *
  * Every list is newest first in (created_at, id) order, the order of the
  * indexes of 011_operations_indexes.sql. Pages are LIMIT/OFFSET, as in the
