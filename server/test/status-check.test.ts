@@ -10,6 +10,7 @@ import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { recording } from './helpers/call-trace.ts';
 
 /**
  * GET /rest-api/status-check end to end, on a real node whose mempool spans
@@ -39,24 +40,6 @@ after(async () => node?.stop());
 /** Records `txid` as the portal records a submission that failed (here: timed out while the node took it). */
 async function recordFailedAttempt(db: TestDatabase, txid: string, hex: string): Promise<void> {
   await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [txid, hex]);
-}
-
-/**
- * `target` with every method call written to `trace`: the method, and its
- * arguments with `txid` replaced by a placeholder, so that the traces of two
- * lookups can be compared.
- */
-function recording<T extends object>(target: T, name: string, trace: string[], txid: string): T {
-  return new Proxy(target, {
-    get(object, property, receiver) {
-      const value: unknown = Reflect.get(object, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        trace.push(`${name}.${String(property)}(${JSON.stringify(args).replaceAll(txid, 'TXID')})`);
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
-      };
-    },
-  });
 }
 
 /** Mines until the mempool is empty: the next test starts with the relay minimum as the market rate. */

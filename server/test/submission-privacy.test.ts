@@ -11,6 +11,7 @@ import { createSubmissionService } from '../src/modules/submission/submission.se
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { recording } from './helpers/call-trace.ts';
 
 /**
  * The pool's mempool is private until mined (SPEC.md section 1), and
@@ -73,23 +74,6 @@ const strangerOf = (tx: BuiltTx, locktime: number) => decodeTxHex(encodeTxHex({ 
 /** A parse answer with what depends on the transaction's own bytes (its ids and the outpoints it names) taken out. */
 function withoutIds(body: ParseBody) {
   return { ...body, transactions: body.transactions.map(({ txid: _t, wtxid: _w, inputs, ...rest }) => ({ ...rest, inputs: inputs.map(({ txid: _i, ...i }) => i) })) };
-}
-
-/**
- * `target` with every method call written to `trace`, `txid` replaced by a
- * placeholder, so that the work behind two answers can be compared.
- */
-function recording<T extends object>(target: T, name: string, trace: string[], txid: string): T {
-  return new Proxy(target, {
-    get(object, property, receiver) {
-      const value: unknown = Reflect.get(object, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        trace.push(`${name}.${String(property)}(${JSON.stringify(args).replaceAll(txid, 'TXID')})`);
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
-      };
-    },
-  });
 }
 
 /** Any fee rate figure (BTC/kvB or sat/vB), fee amount or txid in a message. */
