@@ -43,13 +43,7 @@ export interface MirrorEntry {
 /** Why a transaction left: taken by a block, or anything else (Core's `R` notification does not say which). */
 export type RemovalReason = 'mined' | 'removed';
 
-export interface RemovedTx {
-  txid: string;
-  fee: number;
-  modifiedFee: number;
-  vsize: number;
-  weight: number;
-  firstSeen: number;
+export interface RemovedTx extends MirroredTx {
   removedAtMs: number;
   reason: RemovalReason;
   /** The block that took it, when `reason` is 'mined'. */
