@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { SettingsStore } from '../modules/settings/settings.store.ts';
 import { authenticate } from './staff-scope.ts';
 import type { TokenVerifier } from './token-verifier.ts';
+import { within } from '../lib/within.ts';
 
 /**
  * Who may see the private mempool's aggregates (SPEC.md section 1:
@@ -47,16 +48,6 @@ export interface MempoolViewAccessDeps {
   verifier: TokenVerifier | undefined;
   log: Logger;
   settingTimeoutMs?: number;
-}
-
-/** `work`'s result, or a rejection after `ms`; a late settlement of `work` is dropped. */
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  work.catch(() => {}); // its failure after the deadline is nobody's to handle
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 export function createMempoolViewAccess(deps: MempoolViewAccessDeps): MempoolViewAccess {

@@ -4,6 +4,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { MempoolReader } from '../../mempool/mempool-engine.ts';
 import { ping, waitingJobs } from './health.repository.ts';
 import type { DatabaseCheck, HealthReport, JobsCheck, MempoolCheck, NodeCheck } from './health.schemas.ts';
+import { TimedOut, within } from '../../lib/within.ts';
 
 /**
  * The portal's health for load balancers and monitors: degraded when the
@@ -32,18 +33,6 @@ export interface HealthService {
 
 export const DEFAULT_NODE_SILENT_MS = 5_000;
 export const DEFAULT_DATABASE_TIMEOUT_MS = 1_000;
-
-class TimedOut extends Error {}
-
-/** `work`'s result, or TimedOut after `ms`; a late settlement of `work` is dropped (it is bounded by the pool's own timeouts). */
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new TimedOut(`no answer within ${ms} ms`)), ms);
-  });
-  work.catch(() => {}); // its failure after the deadline is nobody's to handle
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
 
 export function createHealthService(deps: HealthServiceDeps): HealthService {
   const { db, mempool, clock, log } = deps;
