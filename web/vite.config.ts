@@ -10,7 +10,7 @@ const page = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 export default defineConfig({
   plugins: [react()],
-  server: { proxy: { '/rest-api': api, '/swagger-ui': api, '/mempool/api': api } },
+  server: { proxy: { '/rest-api': api, '/api': api, '/swagger-ui': api, '/mempool/api': api } },
   build: {
     rolldownOptions: {
       // Two pages: the portal (dist/index.html, served for every other path) and

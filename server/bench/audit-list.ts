@@ -1,6 +1,5 @@
 import { cpus } from 'node:os';
 import { createLocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
 import type { Database } from '../src/db/database.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import type { AuditListResponse } from '../src/modules/audit-logs/audit-logs.schemas.ts';
@@ -363,7 +362,7 @@ async function startStaffApp(db: Database): Promise<{ t: TestApp; token: string 
     // rounds, outside the measured requests, so that every shape meets the
     // same table and the check compares like with like.
     auditFlushIntervalMs: 3_600_000,
-    staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+    staff: { verifier: issuer, issuer, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
   });
   return { t, token: await staffToken(db, issuer, 'watcher', false) };
 }

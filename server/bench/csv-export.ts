@@ -7,12 +7,12 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createLocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
 import type { Database } from '../src/db/database.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { seededRandom } from '../src/lib/seeded-random.ts';
 import { CODE_ALPHABET, CODE_LENGTH } from '../src/modules/discounts/discount-codes.ts';
-import { submissionFilters, txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
+import { submissionFilters } from '../src/modules/accepted-submissions/accepted-submissions.query.ts';
+import { txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
 import { TX_PULLER_CSV_HEADER } from '../src/modules/tx-puller/tx-puller.service.ts';
 import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffToken, TEST_AUTH_KEY } from '../test/helpers/staff-app.ts';
 import { startTestApp } from '../test/helpers/test-app.ts';
@@ -310,7 +310,7 @@ async function serve(engineName: TestEngine['name'], rows: number): Promise<void
     rpc: await absentNodeRpc(),
     // The audit rows of the bench's few requests are written when it closes, outside the measurements.
     auditFlushIntervalMs: 3_600_000,
-    staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+    staff: { verifier: issuer, issuer, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   let watch: ReturnType<typeof memoryWatch> | undefined;

@@ -4,7 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
 import { createAuditWriter } from '../src/audit/audit-writer.ts';
 import { createLocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
 import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
 import { parseConfig } from '../src/config/config.ts';
 import type { Database } from '../src/db/database.ts';
@@ -119,7 +118,7 @@ async function startPortalServer(spec: Extract<ServerSpec, { kind: 'portal' }>):
     audit,
     metrics,
     zmqUrl: spec.zmqUrl,
-    staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+    staff: { verifier: issuer, issuer, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
     ...(spec.rateLimitMax === undefined ? {} : { rateLimit: { max: spec.rateLimitMax, windowMs: 60_000 } }),
   });
   return {

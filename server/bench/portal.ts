@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRecordKeeper } from '../src/modules/submission/record-keeper.ts';
 import { quietLog } from '../test/helpers/test-app.ts';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App, type AppDeps } from '../src/app.ts';
+import { buildApp, type App } from '../src/app.ts';
 import type { AuditWriter } from '../src/audit/audit-writer.ts';
 import type { RpcClient } from '../src/bitcoin/rpc-client.ts';
 import type { Database } from '../src/db/database.ts';
@@ -12,6 +13,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
 import { createPortalMempool } from '../src/runtime.ts';
 import { createSettingsStore } from '../src/modules/settings/settings.store.ts';
+import { createServices, type Adapters } from '../src/services.ts';
 import type { Recorder } from './instrument.ts';
 
 /**
@@ -57,9 +59,9 @@ export interface PortalOptions {
   /** The engine's own RPC client, e.g. an uninstrumented one, so its background calls stay out of a request breakdown. */
   engineRpc?: RpcClient;
   /** Staff sign-in, for the staff routes (none without it). */
-  staff?: AppDeps['staff'];
+  staff?: Adapters['staff'];
   /** The Prometheus registry `rpc` was instrumented with (src/runtime.ts shares one); the app keeps its own without it. */
-  metrics?: AppDeps['metrics'];
+  metrics?: Adapters['metrics'];
   /** Public requests per IP per window: default one nobody reaches. */
   rateLimit?: { max: number; windowMs: number };
 }
@@ -69,20 +71,22 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
   const settings = createSettingsStore(db, systemClock);
   const mempool = createPortalMempool({ rpc: options.engineRpc ?? rpc, network: 'regtest', zmqUrl: options.zmqUrl, settings, log: quietLog });
   const market = createEngineMarketSource(mempool);
-  const app = await buildApp({
+  const services = createServices({
     db,
     rpc,
+    webhooks: { portalKey: randomBytes(32), allowPrivate: true },
     clock: systemClock,
     market: recorder ? { snapshot: () => recorder.time('market.snapshot()', () => market.snapshot()) } : market,
     mempool,
     settings: recorder ? { get: () => recorder.time('settings.get()', () => settings.get()), invalidate: () => settings.invalidate() } : settings,
     audit,
     records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog }),
+    log: quietLog,
     network: 'regtest',
     ...(options.staff ? { staff: options.staff } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
-    options: { rateLimit: options.rateLimit ?? { max: 1_000_000_000, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
   });
+  const app = await buildApp(services, { rateLimit: options.rateLimit ?? { max: 1_000_000_000, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 });
   if (recorder) {
     const started = new WeakMap<object, number>();
     app.addHook('onRequest', async (request) => {

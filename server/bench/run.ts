@@ -23,7 +23,9 @@ import { hugeWitnessTx, manyInputsTx } from './synthetic-tx.ts';
  * - submit through the portal adds at most 1 ms at p50 over raw sendrawtransaction;
  * - decoding a ~4 MB transaction takes under 10 ms;
  * - handling it stalls the event loop for no more than 20 ms.
- * And: what the audit trail costs per request.
+ * And: what the audit trail costs per request, and submit latency through the
+ * Slipstream-compatible POST /api/transactions against /rest-api/submit-tx
+ * (the same service underneath: the ratio should be about 1).
  */
 
 const MEASURED = 400; // submissions per mode
@@ -42,9 +44,9 @@ const progress = (message: string) => process.stderr.write(`[bench] ${message}\n
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (msToWait: number) => new Promise<void>((resolve) => setTimeout(resolve, msToWait));
 
-type Mode = 'rpcFloor' | 'raw' | 'portalOn' | 'portalOff' | 'floorOn' | 'floorOff';
-const MODES: readonly Mode[] = ['rpcFloor', 'raw', 'portalOn', 'portalOff', 'floorOn', 'floorOff'];
-const TX_MODES = new Set<Mode>(['raw', 'portalOn', 'portalOff']);
+type Mode = 'rpcFloor' | 'raw' | 'portalOn' | 'portalOff' | 'floorOn' | 'floorOff' | 'apiOn';
+const MODES: readonly Mode[] = ['rpcFloor', 'raw', 'portalOn', 'portalOff', 'floorOn', 'floorOff', 'apiOn'];
+const TX_MODES = new Set<Mode>(['raw', 'portalOn', 'portalOff', 'apiOn']);
 
 /** A body the portal refuses at decode time (400): HTTP, routing, validation, hooks and audit, no node, no database. */
 const BAD_HEX_BODY = jsonBody({ tx_hex: 'zz' });
@@ -95,15 +97,16 @@ async function main(): Promise<void> {
 
     // ---- 1. Submit latency -------------------------------------------------
     const perMode = WARMUP + MEASURED;
-    progress(`building ${3 * perMode + BREAKDOWN + 10} small signed transactions`);
+    progress(`building ${4 * perMode + BREAKDOWN + 10} small signed transactions`);
     const buildStarted = performance.now();
-    const txs = await buildSmallTxs(node, 3 * perMode + BREAKDOWN + 10, FEE_RATE);
+    const txs = await buildSmallTxs(node, 4 * perMode + BREAKDOWN + 10, FEE_RATE);
     progress(`built in ${ms(performance.now() - buildStarted)}`);
-    const queues: Record<'raw' | 'portalOn' | 'portalOff' | 'timed', SmallTx[]> = {
+    const queues: Record<'raw' | 'portalOn' | 'portalOff' | 'apiOn' | 'timed', SmallTx[]> = {
       raw: txs.slice(0, perMode),
       portalOn: txs.slice(perMode, 2 * perMode),
       portalOff: txs.slice(2 * perMode, 3 * perMode),
-      timed: txs.slice(3 * perMode),
+      apiOn: txs.slice(3 * perMode, 4 * perMode),
+      timed: txs.slice(4 * perMode),
     };
 
     let sinceBlock = 0;
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
         if (mode !== 'raw') body = jsonBody({ tx_hex: tx.hex });
         sinceBlock++;
       }
-      const portal = mode === 'portalOn' || mode === 'floorOn' ? portalOn : portalOff;
+      const portal = mode === 'portalOn' || mode === 'floorOn' || mode === 'apiOn' ? portalOn : portalOff;
       const started = performance.now();
       switch (mode) {
         case 'rpcFloor':
@@ -135,6 +138,12 @@ async function main(): Promise<void> {
         case 'portalOff': {
           const res = await portal.post('/rest-api/submit-tx', body!);
           if (res.status !== 200 || !res.text.includes(tx!.txid)) throw new Error(`Portal refused ${tx!.txid}: HTTP ${res.status} ${res.text}`);
+          break;
+        }
+        case 'apiOn': {
+          // The Slipstream-compatible route: the same submission service, its own wire shape.
+          const res = await portal.post('/api/transactions', body!);
+          if (res.status !== 200 || !res.text.includes(tx!.txid)) throw new Error(`Portal refused ${tx!.txid} through /api/transactions: HTTP ${res.status} ${res.text}`);
           break;
         }
         case 'floorOn':
@@ -188,6 +197,8 @@ async function main(): Promise<void> {
     out(`submit p50: raw ${ms(p('raw', 50))}, portal ${ms(p('portalOn', 50))}, added ${ms(addedP50)} (goal ≤ ${GOAL_ADDED_P50_MS} ms: ${verdict(addedP50 <= GOAL_ADDED_P50_MS)}), ratio ${ratio(p('portalOn', 50) / p('raw', 50))}`);
     out(`submit p99: raw ${ms(p('raw', 99))}, portal ${ms(p('portalOn', 99))}, added ${ms(addedP99)} (no goal), ratio ${ratio(p('portalOn', 99) / p('raw', 99))}`);
     out(`submit p50 without audit: added ${ms(addedOffP50)} over raw, ratio ${ratio(p('portalOff', 50) / p('raw', 50))}`);
+    out(`api              POST /api/transactions   p50 ${ms(p('apiOn', 50))}, p99 ${ms(p('apiOn', 99))}  (audit on, as deployed)`);
+    out(`/api/transactions vs /rest-api/submit-tx: p50 ${ms(p('apiOn', 50))} vs ${ms(p('portalOn', 50))}, ratio ${ratio(p('apiOn', 50) / p('portalOn', 50))} (same service underneath: about 1 expected); p99 ratio ${ratio(p('apiOn', 99) / p('portalOn', 99))}`);
 
     // ---- Audit trail cost ------------------------------------------------------
     progress('audit: flushing');
@@ -340,6 +351,14 @@ async function main(): Promise<void> {
     out();
     await (await import('./decoder-fuzz.ts')).runDecoderFuzzBench();
 
+    // ---- Webhook deliveries per second from the jobs table, against signed POSTs from memory
+    out();
+    await (await import('./webhooks.ts')).runWebhookBench();
+
+    // ---- Status-page update latency: a block mined → the status stream says confirmed, against the dashboard stream
+    out();
+    await (await import('./status-stream.ts')).runStatusStreamBench();
+
     const totalS = (performance.now() - startedAt) / 1000;
     out(`total ${totalS.toFixed(1)} s`);
     const summary = {
@@ -356,6 +375,7 @@ async function main(): Promise<void> {
         addedP99Ms: round3(addedP99),
         ratioP50: round3(p('portalOn', 50) / p('raw', 50)),
         goalAddedP50Met: addedP50 <= GOAL_ADDED_P50_MS,
+        slipstreamApi: { p50: round3(p('apiOn', 50)), p99: round3(p('apiOn', 99)), ratioToRestApiP50: round3(p('apiOn', 50) / p('portalOn', 50)) },
       },
       audit: {
         submitP50CostMs: round3(auditP50),
@@ -407,6 +427,8 @@ const STANDALONE: Record<string, () => Promise<unknown>> = {
   'csv-export': async () => (await import('./csv-export.ts')).runCsvExportBench(),
   load: async () => (await import('./load.ts')).runLoadBench(),
   'decoder-fuzz': async () => (await import('./decoder-fuzz.ts')).runDecoderFuzzBench(),
+  webhooks: async () => (await import('./webhooks.ts')).runWebhookBench(),
+  'status-stream': async () => (await import('./status-stream.ts')).runStatusStreamBench(),
 };
 const selected = process.argv.slice(2);
 const unknown = selected.filter((name) => !(name in STANDALONE));

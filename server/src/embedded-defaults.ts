@@ -55,6 +55,11 @@ export function loadNodeLauncher(): Promise<typeof import('../dev/bitcoin/node-l
   return importDevTool(new URL('../dev/bitcoin/node-launcher.ts', import.meta.url), 'node');
 }
 
+/** server/dev/bitcoin/policy-node.ts: the standard-policy node beside the embedded regtest node. */
+export function loadPolicyNode(): Promise<typeof import('../dev/bitcoin/policy-node.ts')> {
+  return importDevTool(new URL('../dev/bitcoin/policy-node.ts', import.meta.url), 'node');
+}
+
 /** server/dev/auth/dev-identity-provider.ts, used when OIDC_ISSUER is not set. */
 export function loadDevIdentityProvider(): Promise<typeof import('../dev/auth/dev-identity-provider.ts')> {
   return importDevTool(new URL('../dev/auth/dev-identity-provider.ts', import.meta.url), 'identity');

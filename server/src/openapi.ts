@@ -1,8 +1,10 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from './app.ts';
+import type { LocalIssuer } from './auth/local-issuer.ts';
 import type { Database } from './db/database.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { systemClock } from './lib/clock.ts';
+import { createServices } from './services.ts';
 
 /**
  * The OpenAPI document comes from the route schemas alone. Building the app
@@ -15,9 +17,10 @@ function unused(name: string): never {
 export async function generateOpenApi(): Promise<object> {
   const db = { kind: 'pglite', query: () => unused('database'), transaction: () => unused('database'), close: async () => {} } as unknown as Database;
   const rpc = { call: () => unused('node'), batch: () => unused('node'), wallet: () => unused('node') } as unknown as RpcClient;
-  const app = await buildApp({
+  const services = createServices({
     db,
     rpc,
+    webhooks: { portalKey: Buffer.alloc(32), allowPrivate: false },
     clock: systemClock,
     market: { snapshot: () => unused('market') },
     mempool: {
@@ -31,10 +34,15 @@ export async function generateOpenApi(): Promise<object> {
     settings: { get: () => unused('settings'), invalidate: () => {} },
     records: { keep: () => unused('records'), drain: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },
     audit: { push: () => {}, flush: async () => {}, close: async () => {}, stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }) },
-    staff: { verifier: { verify: () => unused('identity provider') }, login: { login: () => unused('staff accounts'), renew: () => unused('staff accounts') }, signIn: { issuer: 'https://issuer.example', clientId: 'slipstream-portal' } },
+    log: { info: () => {}, warn: () => {}, error: () => {} },
+    staff: {
+      verifier: { verify: () => unused('identity provider') },
+      issuer: { verify: () => unused('identity provider'), issue: () => unused('staff accounts'), renew: () => unused('staff accounts') } as unknown as LocalIssuer,
+      signIn: { issuer: 'https://issuer.example', clientId: 'slipstream-portal' },
+    },
     network: 'regtest',
-    options: { rateLimit: { max: 1, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 },
   });
+  const app = await buildApp(services, { rateLimit: { max: 1, windowMs: 60_000 }, trustProxy: false, auditPayloadMaxChars: 4096 });
   await app.ready();
   const document = app.swagger();
   await app.close();

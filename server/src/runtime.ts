@@ -3,7 +3,6 @@ import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
 import { loadAuthKey } from './auth/auth-key-secret.ts';
 import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
-import { createLocalLoginService } from './auth/local-login.service.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
 import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
 import type { AppConfig, Network } from './config/config.ts';
@@ -15,6 +14,7 @@ import {
   EmbeddedDefaultUnavailableError,
   loadDevIdentityProvider,
   loadNodeLauncher,
+  loadPolicyNode,
   PRODUCTION_REFUSAL,
   type EmbeddedIdentityProvider,
   type EmbeddedNode,
@@ -26,10 +26,12 @@ import { instrumentRpc } from './metrics/instrument-rpc.ts';
 import { createMetrics } from './metrics/metrics-registry.ts';
 import { createMempoolEngine, type MempoolEngine } from './mempool/mempool-engine.ts';
 import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
+import { connectStandardPolicy, type StandardPolicyConnection } from './modules/policy/connect-policy.ts';
 import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
-import { createSubmissionService } from './modules/submission/submission.service.ts';
-import { createPortalJobs, type PortalJobs } from './jobs/portal-jobs.ts';
+import type { PortalJobs } from './jobs/portal-jobs.ts';
+import { createSmtpSender } from './modules/notifications/mail-sender.ts';
+import { createServices } from './services.ts';
 
 /**
  * Wires the real adapters together from the parsed configuration: the
@@ -97,6 +99,8 @@ export async function connectNode(config: AppConfig, log: (m: string) => void): 
   }
   // Development tooling (server/dev/), loaded only for this embedded default.
   const { launchRegtestNode } = await loadNodeLauncher();
+  // The embedded standard-policy node follows this one over loopback P2P.
+  const extraArgs = config.standardPolicy.kind === 'embedded' ? (await loadPolicyNode()).poolNodeP2pArgs(config.node.p2pPort) : [];
   const node = await launchRegtestNode({
     datadir: config.node.datadir,
     rpcPort: config.node.rpcPort,
@@ -105,6 +109,7 @@ export async function connectNode(config: AppConfig, log: (m: string) => void): 
     bitcoindPath: config.node.bitcoindPath,
     cacheDir: config.node.cacheDir,
     log,
+    extraArgs,
   });
   const rpc = createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs: config.rpc.timeoutMs, maxConcurrency: config.rpc.concurrency });
   return { rpc, node, zmqUrl: node.zmqSequenceUrl };
@@ -196,6 +201,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   // A Postgres server vacuums itself; the embedded database does not.
   const stopVacuum = config.database.kind === 'pglite' ? startEmbeddedVacuum(db, log) : () => {};
   let node: EmbeddedNode | undefined;
+  let policy: StandardPolicyConnection | undefined;
   let identityProvider: EmbeddedIdentityProvider | undefined;
   let mempool: MempoolEngine | undefined;
   let jobs: PortalJobs | undefined;
@@ -203,8 +209,14 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup, authKey });
     // A signing key sealed with another secret stops the start here, before a node is launched, saying what to do.
     await localIssuer.ready();
-    const connected = await connectNode(config, log);
+    // The standard-policy node starts beside the pool node, not after it (it connects once the pool node listens).
+    const policyStart = connectStandardPolicy(config, log);
+    const connected = await connectNode(config, log).catch(async (error: unknown) => {
+      await (await policyStart).stop();
+      throw error;
+    });
     node = connected.node;
+    policy = await policyStart;
     // Every node call, the mempool engine's included, is timed and its failures counted.
     const metrics = createMetrics();
     const rpc = instrumentRpc(connected.rpc, metrics);
@@ -222,7 +234,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     if (replayed.written > 0 || replayed.remaining > 0) log(`spooled submission records: ${replayed.written} written, ${replayed.remaining} still pending`);
     const settings = createSettingsStore(db, systemClock);
     mempool = createPortalMempool({ rpc, network, zmqUrl, settings, log: logger, blockPolicy: config.blockPolicy });
-    const app = await buildApp({
+    const services = createServices({
       db,
       rpc,
       clock: systemClock,
@@ -231,33 +243,34 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       settings,
       audit,
       records,
-      staff: {
-        verifier: routeByIssuer(localIssuer, identity.verifier),
-        login: createLocalLoginService({ db, issuer: localIssuer, clock: systemClock, metrics, log: logger }),
-        signIn: { issuer: identity.issuer, clientId: config.identity.clientId },
-      },
+      log: logger,
       network,
+      staff: { verifier: routeByIssuer(localIssuer, identity.verifier), issuer: localIssuer, signIn: { issuer: identity.issuer, clientId: config.identity.clientId } },
       metrics,
-      options: {
-        rateLimit: config.rateLimit,
-        httpTimeouts: config.httpTimeouts,
-        trustProxy: config.trustProxy,
-        corsOrigins: config.corsOrigins,
-        auditPayloadMaxChars: config.auditPayloadMaxChars,
-        bytesPerSigop: config.bytesPerSigop,
-        webDistDir: config.webDistDir,
-        metricsToken: config.metricsToken,
-        logger: { level: config.logLevel },
-      },
+      bytesPerSigop: config.bytesPerSigop,
+      policy: policy.oracle,
+      jobs: { pendingAfterMs: config.pendingSettleMs },
+      webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate },
+      mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl } : undefined,
+    });
+    const app = await buildApp(services, {
+      rateLimit: config.rateLimit,
+      httpTimeouts: config.httpTimeouts,
+      trustProxy: config.trustProxy,
+      corsOrigins: config.corsOrigins,
+      auditPayloadMaxChars: config.auditPayloadMaxChars,
+      webDistDir: config.webDistDir,
+      metricsToken: config.metricsToken,
+      logger: { level: config.logLevel },
     });
     // Started once the app is built: it follows the node from now on, in the background.
     mempool.start();
     const engine = mempool;
-    // Tracking and retries submit through the same path as the API, outside any request.
-    const submission = createSubmissionService({ db, rpc, market: createEngineMarketSource(engine), settings, records, clock: systemClock, log: logger, bytesPerSigop: config.bytesPerSigop });
-    jobs = createPortalJobs({ db, rpc, mempool: engine, submission, log: logger, pendingAfterMs: config.pendingSettleMs });
+    // Tracking and retries submit through the API's submission service, outside any request.
+    jobs = services.jobs;
     await jobs.start();
     const background = jobs;
+    const standardPolicy = policy;
     const stop = async () => {
       await background.stop();
       await app.close(); // drains the audit queue
@@ -265,6 +278,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       await identityProvider?.close();
       stopVacuum();
       await db.close();
+      await standardPolicy.stop();
       await node?.stop();
     };
     return { app, identityProvider, db, rpc, node, network, mempool: engine, stop };
@@ -272,6 +286,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     await jobs?.stop().catch(() => {});
     await mempool?.stop().catch(() => {});
     await identityProvider?.close().catch(() => {});
+    await policy?.stop().catch(() => {});
     await node?.stop().catch(() => {});
     stopVacuum();
     await db.close().catch(() => {});

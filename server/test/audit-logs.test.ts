@@ -1,7 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
 import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
 import { systemClock } from '../src/lib/clock.ts';
@@ -99,7 +98,7 @@ for (const engine of testDatabases()) {
       const rpc = createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
       t = await startTestApp(undefined, db, {
         rpc,
-        staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+        staff: { verifier: issuer, issuer, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
       });
       viewerToken = await staffToken(db, issuer, 'watcher', false);
       adminToken = await staffToken(db, issuer, 'root', true);

@@ -68,7 +68,7 @@ for (const engine of testDatabases()) {
       ]);
       assert.equal(all.body.total_records, 3);
       assert.ok(Math.abs(Date.parse(all.body.result[0]!.updated_time) - Date.now()) < 60_000);
-      assert.deepEqual(Object.keys(all.body.result[0]!).sort(), ['id', 'item', 'previous_value', 'updated_time', 'updated_value', 'username']);
+      assert.deepEqual(Object.keys(all.body.result[0]!).sort(), ['email', 'id', 'item', 'previous_value', 'updated_time', 'updated_value', 'username']);
 
       assert.equal((await settingLogs({ item: 'fee_rate_floor' })).body.total_records, 2);
       assert.equal((await settingLogs({ item: 'Fee Rate Floor' })).body.total_records, 2, 'as the table shows the name');
@@ -117,7 +117,7 @@ for (const engine of testDatabases()) {
       const update = all.body.result[1]!;
       assert.equal((JSON.parse(update.previous_values!) as { email: string | null }).email, null);
       assert.equal((JSON.parse(update.updated_values!) as { email: string | null }).email, 'labs@acme.example');
-      assert.deepEqual(Object.keys(update).sort(), ['action', 'client_name', 'id', 'previous_values', 'timestamp', 'updated_values', 'username']);
+      assert.deepEqual(Object.keys(update).sort(), ['action', 'client_name', 'email', 'id', 'previous_values', 'timestamp', 'updated_values', 'username']);
 
       assert.deepEqual((await clientLogs({ client_name: 'acme' })).body.result.map((r) => r.client_name), ['Acme Labs', 'Acme Labs', 'Acme Mining']);
       assert.equal((await clientLogs({ client_name: 'acme l', action: 'Update' })).body.total_records, 1);

@@ -282,9 +282,9 @@ for (const engine of testDatabases()) {
 
     test('each filter is served by its lower(...) text_pattern_ops index', async () => {
       const cases: Array<[Parameters<typeof clientFilters>[0], string]> = [
-        [{ client_name: 'Acme' }, 'clients_name_lower_idx'],
+        [{ name: 'Acme' }, 'clients_name_lower_idx'],
         [{ email: 'ops@' }, 'clients_email_lower_idx'],
-        [{ organization_name: '50%_Off' }, 'clients_organization_name_lower_idx'],
+        [{ organizationName: '50%_Off' }, 'clients_organization_name_lower_idx'],
       ];
       for (const [query, index] of cases) {
         const { where, params } = clientFilters(query);

@@ -10,7 +10,7 @@ import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
 import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { startDevIdentityProvider, type DevIdentityProvider } from '../dev/auth/dev-identity-provider.ts';
 import { createLocalIssuer, LOCAL_ISSUER, routeByIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService, LOGIN_FAILED_MESSAGE } from '../src/auth/local-login.service.ts';
+import { LOGIN_FAILED_MESSAGE } from '../src/auth/local-login.service.ts';
 import { LOGIN_THROTTLE } from '../src/auth/login-throttle.ts';
 import { LOGIN_ATTEMPTS_PER_MINUTE } from '../src/auth/login.routes.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
@@ -48,7 +48,7 @@ for (const engine of testDatabases()) {
       const rpc = createRpcClient({ url: `http://127.0.0.1:${await freePort()}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 500, maxConcurrency: 1 });
       t = await startTestApp(undefined, db, {
         rpc,
-        staff: { verifier: routeByIssuer(issuer, provider), login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: idp.issuer, clientId: CLIENT_ID } },
+        staff: { verifier: routeByIssuer(issuer, provider), issuer, signIn: { issuer: idp.issuer, clientId: CLIENT_ID } },
       });
       await saveAccount(db, { username: 'root', passwordHash: await hashPassword(PASSWORD), isAdmin: true });
       await saveAccount(db, { username: 'watcher', passwordHash: await hashPassword(PASSWORD), isAdmin: false });

@@ -69,7 +69,8 @@ for (const engine of testDatabases()) {
         ['public_mempool_view', 'boolean', null, null],
       ]);
       const floor = res.body.result[0]!;
-      assert.deepEqual(Object.keys(floor).sort(), ['description', 'id', 'item', 'max_value', 'min_value', 'updated_at', 'value', 'value_type']);
+      assert.deepEqual(Object.keys(floor).sort(), ['description', 'id', 'item', 'max_value', 'min_value', 'required', 'updated_at', 'value', 'value_type']);
+      assert.deepEqual(res.body.result.filter((s) => !s.required).map((s) => s.item), ['pool_coinbase_tag', 'pool_payout_addresses'], 'the pool identification is optional');
       assert.equal(floor.value, '2');
       assert.match(floor.description, /fee rate/i);
       assert.equal((await view('admin')).statusCode, 200);
@@ -100,6 +101,21 @@ for (const engine of testDatabases()) {
       assert.equal((await values()).fee_rate_floor, '2');
     });
 
+    test('an optional setting can be set, emptied again, and saved unchanged while empty', async () => {
+      for (const item of ['pool_coinbase_tag', 'pool_payout_addresses']) {
+        const set = await save([entry(item, item === 'pool_coinbase_tag' ? '/Pool/' : 'bcrt1qexample')]);
+        assert.equal(set.statusCode, 200, set.body.message);
+        const emptied = await save([entry(item, '  ')]);
+        assert.equal(emptied.statusCode, 200, emptied.body.message);
+        assert.equal((await values())[item], '');
+        // The edit dialog sends the stored value back as it is: empty.
+        const unchanged = await save([entry(item, '', 'Who we are')]);
+        assert.equal(unchanged.statusCode, 200, unchanged.body.message);
+        assert.deepEqual((await logs(item)).map((l) => l.updated_value), [item === 'pool_coinbase_tag' ? '/Pool/' : 'bcrt1qexample', '']);
+      }
+      assert.equal((await t.settings.get()).poolCoinbaseTag, '');
+    });
+
     test('each value is checked against its type with a clear message', async () => {
       const before = await values();
       const cases: Array<[string, string | number | null, string]> = [
@@ -107,7 +123,6 @@ for (const engine of testDatabases()) {
         ['fee_rate_floor', '   ', 'Value is required'],
         ['fee_rate_floor', null, 'Value is required'],
         ['contact_email', '', 'Value is required'],
-        ['pool_coinbase_tag', '  ', 'Value is required'],
         ['fee_rate_floor', 'cheap', 'Value must be a number, e.g. 2 or 2.5'],
         ['fee_rate_floor', '1e3', 'Value must be a number, e.g. 2 or 2.5'],
         ['fee_rate_floor', '-1', 'Value must be at least 0'],

@@ -2,7 +2,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { createLocalIssuer, type LocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { INVALID_TOKEN_MESSAGE } from '../src/auth/staff-scope.ts';
 import { saveAccount } from '../src/auth/staff-accounts.repository.ts';
@@ -63,7 +62,7 @@ for (const engine of testDatabases()) {
       issuer = createLocalIssuer({ db: race.db, clock: { now: () => new Date() }, clientId: CLIENT_ID, adminGroup: ADMIN_GROUP, authKey: TEST_AUTH_KEY, cacheMs: 0 });
       t = await startTestApp(undefined, db, {
         rpc: await absentNodeRpc(),
-        staff: { verifier: issuer, login: createLocalLoginService({ db: race.db, issuer, clock: { now: () => new Date() } }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+        staff: { verifier: issuer, issuer, accountsDb: race.db, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
       });
     });
     after(async () => {

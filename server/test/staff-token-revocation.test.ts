@@ -7,7 +7,6 @@ import path from 'node:path';
 import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import { authKeyFromSecret, AuthKeySecretError, unsealPrivateJwk } from '../src/auth/auth-key-secret.ts';
 import { ACCOUNT_CHECK_CACHE_MS, createLocalIssuer, LOCAL_SESSION_MAX_SECONDS, LOCAL_TOKEN_SECONDS, rotateSigningKey, type LocalIssuer } from '../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../src/auth/local-login.service.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { ADMIN_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE, SIGN_IN_REQUIRED_MESSAGE } from '../src/auth/staff-scope.ts';
 import { removeAccount, saveAccount, setAccountRole } from '../src/auth/staff-accounts.repository.ts';
@@ -50,7 +49,7 @@ for (const engine of testDatabases()) {
       t = await startTestApp(undefined, db, {
         rpc: await absentNodeRpc(),
         clock,
-        staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+        staff: { verifier: issuer, issuer, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
       });
     });
     after(async () => {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
-import { FEE_TOO_LOW_MESSAGE, MAINTENANCE_MESSAGE } from '../src/modules/submission/submission.service.ts';
+import { FEE_TOO_LOW_MESSAGE, MAINTENANCE_MESSAGE, MISSING_INPUTS_MESSAGE } from '../src/modules/submission/submission.service.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -152,13 +152,13 @@ for (const engine of testDatabases()) {
       assert.match(again.body.message, /insufficient fee|conflict/);
     });
 
-    test('outputs worth more than the inputs get the node\'s own reason', async () => {
+    test('outputs worth more than the inputs get the node\'s own reason, explained', async () => {
       const tx = await node.buildTx({ feeRate: 3 });
       const decoded = decodeTxHex(tx.hex);
       const inflated = encodeTxHex({ ...decoded, outputs: decoded.outputs.map((o, i) => (i === 0 ? { ...o, value: o.value + 100_000_000 } : o)) });
       const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: inflated });
       assert.equal(res.statusCode, 422);
-      assert.equal(res.body.message, 'bad-txns-in-belowout');
+      assert.match(res.body.message, /^The outputs are worth more than the inputs.* \(node: bad-txns-in-belowout.*\)$/);
     });
 
     test('a package the node takes only in part records the members it took', async () => {
@@ -330,7 +330,8 @@ for (const engine of testDatabases()) {
       const orphan = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
       const res = await post<SubmitBody>(t.app, '/rest-api/submit-tx', { tx_hex: orphan.hex });
       assert.equal(res.statusCode, 422);
-      assert.equal(res.body.message, 'missing-inputs');
+      assert.equal(res.body.message, MISSING_INPUTS_MESSAGE);
+      assert.match(res.body.message, /\(node: missing-inputs\)$/);
       assert.deepEqual(await failures(orphan.txid), []);
     });
 
@@ -397,8 +398,9 @@ for (const engine of testDatabases()) {
         assert.equal(res.body.message, MAINTENANCE_MESSAGE);
         await assert.rejects(node.rpc.call('getmempoolentry', [tx.txid]));
         // The public pages learn of it from site-info, with the contact line beside it.
-        const site = await get<{ maintenance: boolean; contact_email: string; company_url: string }>(t.app, '/rest-api/site-info');
-        assert.deepEqual(site.body, { maintenance: true, contact_email: 'blocks@example.com', company_url: 'https://example.com' });
+        const site = await get<{ maintenance: boolean; contact_email: string; company_url: string; email_notifications: boolean }>(t.app, '/rest-api/site-info');
+        // email_notifications: this test app has no SMTP server, so the status page offers no email box.
+        assert.deepEqual(site.body, { maintenance: true, contact_email: 'blocks@example.com', company_url: 'https://example.com', email_notifications: false });
       } finally {
         await t.setSetting('maintenance_mode', 'false');
       }

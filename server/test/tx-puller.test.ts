@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Clock } from '../src/lib/clock.ts';
-import { packageSubmissionBatches, submissionFilters, txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
+import { submissionFilters } from '../src/modules/accepted-submissions/accepted-submissions.query.ts';
+import { packageSubmissionBatches, txSubmissionBatches } from '../src/modules/tx-puller/tx-puller.repository.ts';
 import type { PulledPackage, PulledTx, TxPullerListResponse } from '../src/modules/tx-puller/tx-puller.schemas.ts';
 import { TX_PULLER_CSV_HEADER } from '../src/modules/tx-puller/tx-puller.service.ts';
 import { staffGet, startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';

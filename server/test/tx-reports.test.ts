@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Clock } from '../src/lib/clock.ts';
-import { submissionFilters } from '../src/modules/tx-puller/tx-puller.repository.ts';
+import { submissionFilters } from '../src/modules/accepted-submissions/accepted-submissions.query.ts';
 import { reportBatches } from '../src/modules/tx-reports/tx-reports.repository.ts';
 import type { TxReportListResponse, TxReportRow } from '../src/modules/tx-reports/tx-reports.schemas.ts';
 import { premiumSats, TX_REPORT_CSV_HEADER } from '../src/modules/tx-reports/tx-reports.service.ts';
@@ -164,6 +164,7 @@ for (const engine of testDatabases()) {
           slipstream_multiplier: 351 / 144 / 1.8,
           revenue: 351,
           premium: 92,
+          public_network: null,
         } satisfies TxReportRow,
       ]);
       const p = packages[0]!; // 300 vB, 1500 sats, market 2.5: 750 at the market, 750 above it
@@ -180,8 +181,24 @@ for (const engine of testDatabases()) {
           slipstream_multiplier: 1500 / 300 / 2.5,
           revenue: 1500,
           premium: 750,
+          public_network: null,
         } satisfies TxReportRow,
       ]);
+    });
+
+    test('Public network: whether ordinary nodes would have relayed it, as judged when it was accepted (migration 018)', async () => {
+      const [a, b, c] = [txs[3]!, txs[4]!, txs[5]!];
+      await db.query("UPDATE tx_submissions SET standard_verdict = 'non-standard', standard_reason = 'dust' WHERE id = $1", [a.id]);
+      await db.query("UPDATE tx_submissions SET standard_verdict = 'standard' WHERE id = $1", [b.id]);
+      await db.query("UPDATE tx_submissions SET standard_verdict = 'unknown' WHERE id = $1", [c.id]);
+      try {
+        const shown = async (txid: string) => (await list({ txid })).body.result[0]?.public_network;
+        assert.equal(await shown(a.txid), 'non-standard: dust');
+        assert.equal(await shown(b.txid), 'standard');
+        assert.equal(await shown(c.txid), 'unknown');
+      } finally {
+        await db.query('UPDATE tx_submissions SET standard_verdict = NULL, standard_reason = NULL WHERE id = ANY($1)', [[a.id, b.id, c.id]]);
+      }
     });
 
     test('premium is max(0, fee − round(market rate × vsize)): never negative, rounded to whole sats, null when unknown', async () => {

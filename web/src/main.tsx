@@ -4,10 +4,12 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { App } from './app.tsx';
 import { Toasts } from './lib/toasts.tsx';
+import { BatchRoute } from './routes/batch-route.tsx';
 import { DashboardRoute } from './routes/dashboard-route.tsx';
 import { MetricsRoute } from './routes/metrics-route.tsx';
 import { StatusRoute } from './routes/status-route.tsx';
 import './styles.css';
+import { SynchroTableRoute } from './routes/synchro-table-route.tsx';
 
 // The sign-in pages carry the OpenID Connect client; public visitors never load it.
 const LoginRoute = lazy(() => import('./routes/login-route.tsx').then((m) => ({ default: m.LoginRoute })));
@@ -27,13 +29,16 @@ createRoot(root).render(
         <Suspense fallback={null}>
           <Routes>
             <Route path="/" element={<App />} />
+            <Route path="/batch" element={<BatchRoute />} />
             <Route path="/status" element={<StatusRoute />} />
             <Route path="/tx" element={<StatusRoute />} />
+            <Route path="/tx/:txid" element={<StatusRoute />} />
             <Route path="/login" element={<LoginRoute />} />
             <Route path="/login/callback" element={<LoginCallbackRoute />} />
             <Route path="/dashboard" element={<DashboardRoute />} />
             <Route path="/metrics" element={<MetricsRoute />} />
             <Route path="/error" element={<main />} />
+            <Route path="/synchro/table" element={<SynchroTableRoute />} />
             <Route path="*" element={<Navigate to="/" replace />} />
           </Routes>
         </Suspense>

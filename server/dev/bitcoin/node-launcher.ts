@@ -45,6 +45,23 @@ export interface LaunchRegtestNodeOptions {
   extraArgs?: string[];
   /** Give up waiting for RPC after this long (default 60 s). */
   readyTimeoutMs?: number;
+  /**
+   * Start bitcoind in a process group of its own (default true). A terminal's
+   * Ctrl+C signals the whole foreground process group: a node in the
+   * portal's group would get SIGINT too and shut itself down while the
+   * portal asks it to stop by RPC, which then fails ("RPC stop failed …
+   * sending SIGTERM"). In its own group it hears only the portal, which stops
+   * it once (and SIGTERMs it if the portal exits without stopping it). Tests
+   * pass false: a test run interrupted with Ctrl+C takes its nodes with it.
+   */
+  ownProcessGroup?: boolean;
+  /**
+   * A node that only follows another's chain (the standard-policy oracle,
+   * policy-node.ts): no wallet, no mining, no ZMQ, no transaction index, and
+   * none of the pool node's policy defaults but `-corepolicy`; its policy is
+   * what the caller passes in extraArgs.
+   */
+  follower?: boolean;
 }
 
 export interface LaunchedNode {
@@ -83,6 +100,9 @@ function installExitHook(): void {
   });
 }
 
+/** The pool node's defaults a follower does without (see LaunchRegtestNodeOptions.follower). */
+const FOLLOWER_DROPS = /^-(zmqpub|txindex|fallbackfee|acceptnonstdtxn)/;
+
 export function regtestArgs(options: Pick<LaunchRegtestNodeOptions, 'datadir' | 'rpcPort' | 'p2pPort' | 'zmqPort'>): string[] {
   const zmq = `tcp://127.0.0.1:${options.zmqPort}`;
   return [
@@ -119,13 +139,14 @@ export async function launchRegtestNode(options: LaunchRegtestNodeOptions): Prom
   const outputFile = join(datadir, 'bitcoind.out');
   const cookieFile = join(datadir, 'regtest', '.cookie');
   const rpcUrl = `http://127.0.0.1:${options.rpcPort}`;
-  const args = [...(await supportedArgs(binary, regtestArgs(options), log)), ...(options.extraArgs ?? [])];
+  const defaults = options.follower ? regtestArgs(options).filter((arg) => !FOLLOWER_DROPS.test(arg)) : regtestArgs(options);
+  const args = [...(await supportedArgs(binary, defaults, log)), ...(options.extraArgs ?? [])];
   const { file, args: argv } = binary.command(args);
 
   const output = openSync(outputFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(file, argv, { stdio: ['ignore', output, output], detached: false });
+    child = spawn(file, argv, { stdio: ['ignore', output, output], detached: options.ownProcessGroup ?? true });
   } finally {
     closeSync(output); // the child has its own copy
   }
@@ -187,8 +208,10 @@ export async function launchRegtestNode(options: LaunchRegtestNodeOptions): Prom
           `--- ${outputFile} ---\n${out || '(empty)'}\n--- ${debugLogFile} (tail) ---\n${tail || '(empty)'}`,
       );
     });
-    await ensureWallet(rpc, log);
-    await mineToMaturity(rpc, log);
+    if (!options.follower) {
+      await ensureWallet(rpc, log);
+      await mineToMaturity(rpc, log);
+    }
   } catch (error) {
     if (!exited) await stop().catch(() => child.kill('SIGKILL'));
     throw error;

@@ -1,15 +1,15 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRegtestWallet } from '../bitcoin/regtest-wallet.ts';
-import { createRpcClient, RpcTransportError, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
-import { ConfigError, parseConfig, type AppConfig } from '../../src/config/config.ts';
+import { ConfigError } from '../../src/config/config.ts';
 import { btcPerKvbToSatPerVb } from '../../src/bitcoin/amounts.ts';
+import { currentMinimum, findPortal } from './find-portal.ts';
 
 /**
  * `npm run -s demo:tx`: prints a transaction to paste into the portal, made
  * by the regtest node's wallet (signed, not broadcast). It asks the running
  * portal for the current minimum fee rate so that the default transaction
- * clears it and `--low-fee` does not.
+ * clears it and `--low-fee` does not. The portal and its node are found
+ * whatever their ports (find-portal.ts).
  */
 
 const USAGE = `Usage: npm run -s demo:tx [-- --low-fee | --package | --cpfp | --oversize]
@@ -18,33 +18,6 @@ const USAGE = `Usage: npm run -s demo:tx [-- --low-fee | --package | --cpfp | --
   --package   a comma-separated parent,child package
   --cpfp      puts a low-fee parent into the node's mempool and prints a child paying for it
   --oversize  one over 400,000 weight units`;
-
-const repoRoot = path.resolve(import.meta.dirname, '../../..');
-
-function nodeClient(config: AppConfig): RpcClient {
-  if (config.node.kind === 'external') {
-    return createRpcClient({ url: config.node.rpcUrl, auth: config.node.auth, timeoutMs: config.rpc.timeoutMs, maxConcurrency: 4 });
-  }
-  return createRpcClient({
-    url: `http://127.0.0.1:${config.node.rpcPort}`,
-    auth: { kind: 'cookie', cookieFile: path.join(config.node.datadir, 'regtest', '.cookie') },
-    timeoutMs: config.rpc.timeoutMs,
-    maxConcurrency: 4,
-  });
-}
-
-async function currentMinimum(config: AppConfig): Promise<number> {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/rest-api/getinfo`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { 'x-portal-client': 'web' } });
-  } catch {
-    throw new Error(`The portal is not running at ${url}: start it with npm start, then try again.`);
-  }
-  if (!response.ok) throw new Error(`The portal answered ${response.status} at ${url}`);
-  return ((await response.json()) as { fee_rate: number }).fee_rate;
-}
 
 /** Rates are sent to the wallet with at most 3 decimals. */
 const rate = (satPerVb: number) => Math.ceil(satPerVb * 1000) / 1000;
@@ -59,12 +32,12 @@ async function main(): Promise<void> {
   }
   if ([values['low-fee'], values.package, values.cpfp, values.oversize].filter(Boolean).length > 1) throw new Error(`Pick one option.\n${USAGE}`);
 
-  const config = parseConfig(process.env, { repoRoot });
-  const rpc = nodeClient(config);
+  const found = await findPortal();
+  const { rpc } = found;
   const { chain } = await rpc.call<{ chain: string }>('getblockchaininfo');
   if (chain !== 'regtest') throw new Error(`demo:tx only runs against a regtest node; this one runs ${chain}.`);
 
-  const minimum = await currentMinimum(config);
+  const minimum = await currentMinimum(found);
   const wallet = createRegtestWallet(rpc);
   const enough = rate(minimum * 1.5 + 0.5);
   const mempool = await rpc.call<{ minrelaytxfee: number }>('getmempoolinfo');
@@ -92,8 +65,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
-  else if (error instanceof RpcTransportError) console.error(`The regtest node is not reachable (${error.message}): start the portal with npm start.`);
-  else console.error((error as Error).message);
+  console.error(error instanceof ConfigError || error instanceof Error ? error.message : String(error));
   process.exit(1);
 });

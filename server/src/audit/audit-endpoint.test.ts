@@ -29,6 +29,18 @@ describe('audit endpoint', () => {
     assert.equal(auditEndpoint(request('/nowhere')), undefined);
   });
 
+  test('the Slipstream-compatible API under /api is audited alike: under its route pattern, or its path when no route took it', () => {
+    assert.equal(auditEndpoint(request('/api/tx/abc/status', '/api/tx/:txid/status')), '/api/tx/:txid/status');
+    assert.equal(auditEndpoint(request('/%61pi/transactions', '/api/transactions')), '/api/transactions');
+    assert.equal(auditEndpoint(request('/API/nothing-here')), '/API/nothing-here');
+    assert.equal(auditEndpoint(request('/x/../api/rates')), '/x/../api/rates');
+    assert.ok(pathReachesApi('/api'));
+    // Only the first segment counts: the web app's and the mempool view's own paths stay out.
+    assert.equal(auditEndpoint(request('/mempool/api/state')), undefined);
+    assert.equal(auditEndpoint(request('/apis/x')), undefined);
+    assert.equal(auditEndpoint(request('/tx/api')), undefined);
+  });
+
   test('the decoded path is cut to 512 code points, never inside a surrogate pair', () => {
     const long = `/rest-api/${'a'.repeat(501)}${'😀'.repeat(20)}`;
     const endpoint = auditEndpoint(request(long))!;
@@ -51,7 +63,7 @@ describe('audit endpoint', () => {
     ]) {
       assert.ok(pathReachesApi(path), path);
     }
-    for (const path of ['/', '/rest-apix/y', '/api/rest-api', '/rest', '/mempool/rest-api', '*', 'not a url', '/rest-api-docs/']) {
+    for (const path of ['/', '/rest-apix/y', '/apix/rest-api', '/rest', '/mempool/rest-api', '*', 'not a url', '/rest-api-docs/']) {
       assert.ok(!pathReachesApi(path), path);
     }
   });

@@ -20,8 +20,9 @@ import type { FastifyRequest } from 'fastify';
  * Reading generously costs at most a row for a request that reached nothing.
  */
 
-const API_PREFIX = '/rest-api';
-const API_SEGMENT = 'rest-api';
+/** The two APIs: SPEC.md's `/rest-api` and the Slipstream-compatible `/api` (modules/public-api). */
+const API_PREFIXES = ['/rest-api', '/api'];
+const API_SEGMENTS = new Set(['rest-api', 'api']);
 export const MAX_ENDPOINT_CHARS = 512;
 /** Enough to undo any realistic stack of encodings; each round is linear in the path. */
 const MAX_DECODE_ROUNDS = 4;
@@ -40,7 +41,7 @@ export function unroutedEndpoint(url: string): string | undefined {
 }
 
 function isApiPattern(pattern: string): boolean {
-  return pattern === API_PREFIX || pattern.startsWith(`${API_PREFIX}/`);
+  return API_PREFIXES.some((prefix) => pattern === prefix || pattern.startsWith(`${prefix}/`));
 }
 
 /** The request target up to its query or fragment, decoded as the router decodes it (decodeURI: `%2F` stays escaped). */
@@ -53,7 +54,7 @@ export function routerPath(url: string): string {
   }
 }
 
-/** Whether `url`'s path, read as generously as any server or proxy might, lies under the API prefix. */
+/** Whether `url`'s path, read as generously as any server or proxy might, lies under an API prefix (`/rest-api` or `/api`). */
 export function pathReachesApi(url: string): boolean {
   let target = url;
   // An absolute-form target (RFC 9112, section 3.2.2): its path is what a proxy would forward.
@@ -74,9 +75,9 @@ function beforeQuery(url: string): string {
   return end === -1 ? url : url.slice(0, end);
 }
 
-/** `rest-api`, `rest-api;jsessionid=1`, ` rest-api `. */
+/** `rest-api`, `rest-api;jsessionid=1`, ` rest-api `; `api` likewise. */
 function isApiSegment(segment: string | undefined): boolean {
-  return segment !== undefined && segment.split(';')[0]!.replaceAll('\0', '').trim() === API_SEGMENT;
+  return segment !== undefined && API_SEGMENTS.has(segment.split(';')[0]!.replaceAll('\0', '').trim());
 }
 
 /** Segments with `.` and empty ones dropped and each `..` removing the one before. */

@@ -9,7 +9,7 @@ export function truncateString(value: string, max: number): string {
 }
 
 /** Fields whose values never reach the audit trail, at any depth. */
-const SECRET_FIELDS = /^(password|new_password|current_password|token|id_token|access_token|refresh_token|secret|client_secret)$/i;
+const SECRET_FIELDS = /^(password|new_password|current_password|token|id_token|access_token|refresh_token|secret|client_secret|callback_secret|notify_email)$/i;
 
 /** Stored instead of a payload too deeply nested to serialise. */
 export const NESTED_TOO_DEEPLY = '[not recorded: nested too deeply to serialise]';

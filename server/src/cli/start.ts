@@ -3,12 +3,19 @@ import { AuthKeySecretError } from '../auth/auth-key-secret.ts';
 import { ConfigError, parseConfig } from '../config/config.ts';
 import { EmbeddedDefaultUnavailableError } from '../embedded-defaults.ts';
 import { PRIVATE_UMASK } from '../lib/private-dir.ts';
+import { removeRunFile, writeRunFile } from '../lib/run-file.ts';
 import { startRuntime } from '../runtime.ts';
 
 /** `npm start`: the whole product with embedded defaults, or the configured node and database. */
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const log = (message: string) => console.log(`[portal] ${message}`);
+
+/** The address a local tool connects to: a wildcard host is reached on loopback. */
+function reachableUrl(host: string, port: number): string {
+  const connect = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${connect.includes(':') ? `[${connect}]` : connect}:${port}`;
+}
 
 async function main(): Promise<void> {
   // What this process and the node it launches write (DATA_DIR, PGlite's files) is for this user alone.
@@ -22,13 +29,23 @@ async function main(): Promise<void> {
   log(`web app:     ${base}/`);
   log(`API:         ${base}/rest-api/getinfo`);
   log(`API docs:    ${base}/swagger-ui`);
-  if (runtime.network === 'regtest') log('try:         npm run -s demo:tx   (prints a transaction to paste)');
+  if (runtime.network === 'regtest') {
+    log('try:         npm run -s demo:tx   (prints a transaction to paste)');
+    log('             npm run -s mine -- 1 (mines a block on the node)');
+  }
   if (runtime.identityProvider) {
     log(`sign-in:     local development provider at ${runtime.identityProvider.issuer} (set OIDC_ISSUER for your own)`);
     for (const account of runtime.identityProvider.staff) {
       log(`             ${account.username} / ${account.password}  (${account.groups.length > 0 ? 'admin' : 'viewer'})`);
     }
   }
+  // The development tools (demo:tx, mine) find this portal and its node here, whatever the ports.
+  await writeRunFile(config.dataDir, {
+    pid: process.pid,
+    portalUrl: reachableUrl(config.host, config.port),
+    node: runtime.node ? { rpcUrl: runtime.node.rpcUrl, cookieFile: runtime.node.cookieFile } : null,
+    startedAt: new Date().toISOString(),
+  });
   log('Ctrl+C stops the server and the node.');
 
   let stopping = false;
@@ -36,16 +53,19 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping…`);
-    runtime.stop().then(
-      () => {
-        log('stopped cleanly');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
+    runtime
+      .stop()
+      .then(() => removeRunFile(config.dataDir, process.pid))
+      .then(
+        () => {
+          log('stopped cleanly');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -241,3 +241,22 @@ test('AUTH_KEY_SECRET: unset by default (a secret file in DATA_DIR), or 32+ char
   assert.match(problems[0]!, /^AUTH_KEY_SECRET /);
   assert.doesNotMatch(problems.join('\n'), /short-but-secret/);
 });
+
+test('standard-policy oracle: a node beside the embedded one by default, off on request, or the operator\'s own with its credentials', () => {
+  assert.deepEqual(parse({}).standardPolicy, { kind: 'embedded', datadir: path.join(repoRoot, '.data', 'bitcoind-policy'), rpcPort: 18547 });
+  assert.deepEqual(parse({ STANDARD_POLICY_NODE: 'off' }).standardPolicy, { kind: 'off' });
+  // Beside an operator's pool node nothing is embedded: the operator runs their own policy node, or there is none.
+  assert.deepEqual(parse({ BITCOIN_RPC_URL: 'http://node:8332', BITCOIN_RPC_COOKIE_FILE: '/c' }).standardPolicy, { kind: 'off' });
+  assert.deepEqual(parse({ STANDARD_POLICY_RPC_URL: 'http://policy:8332', STANDARD_POLICY_RPC_COOKIE_FILE: '/p/.cookie' }).standardPolicy, {
+    kind: 'external',
+    rpcUrl: 'http://policy:8332',
+    auth: { kind: 'cookie', cookieFile: '/p/.cookie' },
+  });
+  assert.deepEqual(parse({ STANDARD_POLICY_RPC_URL: 'http://policy:8332', STANDARD_POLICY_RPC_USER: 'u', STANDARD_POLICY_RPC_PASSWORD: 'pw-secret' }).standardPolicy.kind, 'external');
+  assert.match(problemsOf({ STANDARD_POLICY_RPC_URL: 'http://policy:8332' }).join('\n'), /STANDARD_POLICY_RPC_URL needs STANDARD_POLICY_RPC_COOKIE_FILE/);
+  assert.match(problemsOf({ STANDARD_POLICY_RPC_USER: 'u', STANDARD_POLICY_RPC_PASSWORD: 'p' }).join('\n'), /need STANDARD_POLICY_RPC_URL/);
+  assert.match(problemsOf({ STANDARD_POLICY_RPC_URL: 'http://p:1', STANDARD_POLICY_RPC_COOKIE_FILE: '/c', STANDARD_POLICY_RPC_USER: 'u' }).join('\n'), /not both/);
+  assert.match(problemsOf({ STANDARD_POLICY_NODE: 'maybe' }).join('\n'), /STANDARD_POLICY_NODE/);
+  assert.match(problemsOf({ REGTEST_POLICY_RPC_PORT: '18543' }).join('\n'), /must all differ/);
+  assert.equal(parse({ REGTEST_POLICY_RPC_PORT: '18543', STANDARD_POLICY_NODE: 'off' }).standardPolicy.kind, 'off');
+});

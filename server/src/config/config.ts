@@ -39,6 +39,12 @@ const EnvSchema = Type.Object({
   REGTEST_RPC_PORT: Port(18543, 'RPC port of the embedded regtest node'),
   REGTEST_P2P_PORT: Port(18544, 'P2P port of the embedded regtest node'),
   REGTEST_ZMQ_PORT: Port(18545, 'ZMQ port of the embedded regtest node'),
+  STANDARD_POLICY_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "RPC URL of a node with Bitcoin Core's default policy that follows the pool node's chain: parse-tx asks it whether the public network would relay each transaction" })),
+  STANDARD_POLICY_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  STANDARD_POLICY_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
+  STANDARD_POLICY_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  STANDARD_POLICY_NODE: Type.Union([Type.Literal('embedded'), Type.Literal('off')], { default: 'embedded', description: "'off': no embedded standard-policy node beside the embedded regtest node (the verdicts are then 'unknown')" }),
+  REGTEST_POLICY_RPC_PORT: Port(18547, 'RPC port of the embedded standard-policy node'),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.requestMs, description: "A request's headers and body must arrive within this; a slower one is answered 408 and closed" }),
@@ -46,7 +52,14 @@ const EnvSchema = Type.Object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.keepAliveMs, description: "An idle kept-alive connection is closed after this: keep it above the proxy's own upstream idle timeout" }),
   HTTP_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 20_000, maximum: 3_600_000, default: DEFAULT_HTTP_TIMEOUTS.idleMs, description: 'A connection with no traffic either way for this long is dropped' }),
   TRUST_PROXY: Type.String({ default: 'false', description: "'false', 'true', a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs" }),
-  CORS_ORIGINS: Type.Optional(Type.String({ description: "Comma-separated origins (scheme://host[:port]) whose web pages may call the API from a browser; unset, only the portal's own pages may" })),
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    default: 'false',
+    description: "'true' lets webhook callbacks reach private, loopback and link-local addresses (a pool's own receivers); leave 'false' when strangers give callback URLs",
+  }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: "SMTP server for 'email me when it is mined' (smtp://user:pass@host:587, or smtps:// for TLS from the start); unset, the status page offers no email" })),
+  SMTP_FROM: Type.String({ minLength: 3, default: 'Slipstream portal <no-reply@localhost>', description: 'The From address of notification emails' }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "The portal's public address (https://pool.example.com), for links in notification emails" })),
+  CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins (scheme://host[:port]) whose web pages may call the public API (/api/*, the public /rest-api/* routes) from a browser; unset, any origin may. Staff routes never answer another origin' })),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -82,12 +95,19 @@ export type NodeConfig =
       zmqPort: number;
     };
 
+/** Where the standard-policy oracle is (modules/policy/): the operator's node, one beside the embedded regtest node, or none. */
+export type StandardPolicyConfig =
+  | { kind: 'external'; rpcUrl: string; auth: { kind: 'cookie'; cookieFile: string } | { kind: 'userpass'; user: string; password: string } }
+  | { kind: 'embedded'; datadir: string; rpcPort: number }
+  | { kind: 'off' };
+
 export interface AppConfig {
   port: number;
   host: string;
   dataDir: string;
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
   node: NodeConfig;
+  standardPolicy: StandardPolicyConfig;
   network: Network | undefined;
   rpc: { timeoutMs: number; concurrency: number };
   bytesPerSigop: number;
@@ -99,6 +119,12 @@ export interface AppConfig {
   /** The HTTP server's timeouts (http/http-timeouts.ts). */
   httpTimeouts: HttpTimeouts;
   trustProxy: boolean | number | string[];
+  /** Webhook deliveries (modules/notifications): whether private destinations are allowed. */
+  webhooks: { allowPrivate: boolean };
+  /** Notification emails: the SMTP server and From address; undefined, none are sent. */
+  smtp: { url: string; from: string } | undefined;
+  /** The portal's public address, for links in emails. */
+  publicUrl: string | undefined;
   /** Origins allowed to call the API cross-origin (CORS); empty: same-origin only. */
   corsOrigins: string[];
   logLevel: string;
@@ -163,9 +189,25 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
       problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
     }
   }
-  const ports = [env.PORT, ...(env.BITCOIN_RPC_URL ? [] : [env.REGTEST_RPC_PORT, env.REGTEST_P2P_PORT, env.REGTEST_ZMQ_PORT]), ...(env.OIDC_ISSUER ? [] : [env.DEV_IDP_PORT])];
+  const hasPolicyUser = env.STANDARD_POLICY_RPC_USER !== undefined || env.STANDARD_POLICY_RPC_PASSWORD !== undefined;
+  if (env.STANDARD_POLICY_RPC_URL) {
+    if (env.STANDARD_POLICY_RPC_COOKIE_FILE && hasPolicyUser) problems.push('Set STANDARD_POLICY_RPC_COOKIE_FILE or STANDARD_POLICY_RPC_USER/STANDARD_POLICY_RPC_PASSWORD, not both');
+    if (!env.STANDARD_POLICY_RPC_COOKIE_FILE && !(env.STANDARD_POLICY_RPC_USER && env.STANDARD_POLICY_RPC_PASSWORD)) {
+      problems.push('STANDARD_POLICY_RPC_URL needs STANDARD_POLICY_RPC_COOKIE_FILE, or both STANDARD_POLICY_RPC_USER and STANDARD_POLICY_RPC_PASSWORD');
+    }
+  } else if (env.STANDARD_POLICY_RPC_COOKIE_FILE || hasPolicyUser) {
+    problems.push('STANDARD_POLICY_RPC_COOKIE_FILE/USER/PASSWORD need STANDARD_POLICY_RPC_URL');
+  }
+  // The embedded standard-policy node follows the embedded regtest node; beside an operator's node, the operator runs their own.
+  const embeddedPolicy = !env.BITCOIN_RPC_URL && !env.STANDARD_POLICY_RPC_URL && env.STANDARD_POLICY_NODE !== 'off';
+  const ports = [
+    env.PORT,
+    ...(env.BITCOIN_RPC_URL ? [] : [env.REGTEST_RPC_PORT, env.REGTEST_P2P_PORT, env.REGTEST_ZMQ_PORT]),
+    ...(embeddedPolicy ? [env.REGTEST_POLICY_RPC_PORT] : []),
+    ...(env.OIDC_ISSUER ? [] : [env.DEV_IDP_PORT]),
+  ];
   if (new Set(ports).size !== ports.length) {
-    problems.push('PORT and the ports of the embedded node (REGTEST_RPC_PORT, REGTEST_P2P_PORT, REGTEST_ZMQ_PORT) and identity provider (DEV_IDP_PORT) must all differ');
+    problems.push('PORT and the ports of the embedded nodes (REGTEST_RPC_PORT, REGTEST_P2P_PORT, REGTEST_ZMQ_PORT, REGTEST_POLICY_RPC_PORT) and identity provider (DEV_IDP_PORT) must all differ');
   }
   // A live request keeps its row pending while it waits for the node, at most twice (sendrawtransaction, then getmempoolentry).
   if (Number.isInteger(env.PENDING_SETTLE_MS) && Number.isInteger(env.BITCOIN_RPC_TIMEOUT_MS) && env.PENDING_SETTLE_MS < 2 * env.BITCOIN_RPC_TIMEOUT_MS) {
@@ -211,12 +253,25 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
         zmqPort: env.REGTEST_ZMQ_PORT,
       };
 
+  const standardPolicy: StandardPolicyConfig = env.STANDARD_POLICY_RPC_URL
+    ? {
+        kind: 'external',
+        rpcUrl: env.STANDARD_POLICY_RPC_URL,
+        auth: env.STANDARD_POLICY_RPC_COOKIE_FILE
+          ? { kind: 'cookie', cookieFile: env.STANDARD_POLICY_RPC_COOKIE_FILE }
+          : { kind: 'userpass', user: env.STANDARD_POLICY_RPC_USER!, password: env.STANDARD_POLICY_RPC_PASSWORD! },
+      }
+    : embeddedPolicy
+      ? { kind: 'embedded', datadir: path.join(dataDir, 'bitcoind-policy'), rpcPort: env.REGTEST_POLICY_RPC_PORT }
+      : { kind: 'off' };
+
   return {
     port: env.PORT,
     host: env.HOST,
     dataDir,
     database: env.DATABASE_URL ? { kind: 'postgres', url: env.DATABASE_URL } : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
     node,
+    standardPolicy,
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
     rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
     bytesPerSigop: env.BITCOIN_BYTES_PER_SIGOP,
@@ -225,6 +280,9 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     httpTimeouts: { requestMs: env.HTTP_REQUEST_TIMEOUT_MS, headersMs: env.HTTP_HEADERS_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, idleMs: env.HTTP_IDLE_TIMEOUT_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true' },
+    smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, from: env.SMTP_FROM },
+    publicUrl: env.PUBLIC_URL,
     corsOrigins: env.CORS_ORIGINS === undefined ? [] : commaList(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL,
     auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,

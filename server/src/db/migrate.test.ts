@@ -28,6 +28,7 @@ const TABLES = [
   'setting_logs',
   'discount_logs',
   'client_logs',
+  'client_api_keys',
 ];
 
 const TXID_A = 'a'.repeat(64);

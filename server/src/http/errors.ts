@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { RpcCode, RpcError, RpcTransportError } from '../bitcoin/rpc-client.ts';
 
+/** A failure of the database itself (unreachable, timed out), which the API answers with a 503 and SERVICE_UNAVAILABLE_MESSAGE. */
+export { isDatabaseUnavailable } from '../db/database.ts';
+
 /** Every error the API answers has this shape: the web app shows `message` as it is. */
 export const ErrorResponse = Type.Object(
   { status: Type.Literal('error'), message: Type.String() },

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from './errors.ts';
-import { escapeLike, filterText, formatDateTime, pageWindow, parseDateRange, parseFilterDateTime, totalPages } from './list-query.ts';
+import { escapeLike } from '../db/sql.ts';
+import { filterText, formatDateTime, pageWindow, parseDateRange, parseFilterDateTime, totalPages } from './list-query.ts';
 
 test('filter dates are read as UTC, in both spellings the dashboard sends', () => {
   assert.equal(parseFilterDateTime('2025-01-31 00:00:00')?.toISOString(), '2025-01-31T00:00:00.000Z');

@@ -133,12 +133,3 @@ export function filterText(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
-
-/**
- * `text` for use inside a LIKE pattern, matching itself literally: % and _
- * would otherwise be wildcards the user never typed. Backslash is LIKE's
- * default escape character, so it is escaped first.
- */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}

@@ -27,11 +27,14 @@ export function createPublicRateLimit(app: FastifyInstance, limit: { max: number
 
 export interface PublicScopeOptions {
   rateLimit: PublicRateLimit;
+  /** Marks the scope's routes as public for CORS (http/cors-policy.ts): any origin, no credentials. */
+  cors?: { markPublic(scope: FastifyInstance): void };
   /** Registers the scope's routes. */
   routes: (scope: FastifyInstance) => Promise<unknown>;
 }
 
-export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope, { rateLimit, routes }) => {
+export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope, { rateLimit, cors, routes }) => {
+  cors?.markPublic(scope);
   scope.addHook('onRequest', rateLimit);
   await routes(scope);
 };

@@ -10,7 +10,7 @@ import type { Queryable } from '../db/database.ts';
  * instances with skewed clocks still agree on what is due.
  */
 
-export type JobKind = 'track' | 'scan-blocks' | 'retry';
+export type JobKind = 'track' | 'scan-blocks' | 'retry' | 'webhook' | 'email';
 
 export interface ClaimedJob {
   id: number;
@@ -43,6 +43,37 @@ export async function enqueueJob(db: Queryable, job: NewJob): Promise<void> {
      DO UPDATE SET run_at = LEAST(jobs.run_at, EXCLUDED.run_at), wakes = jobs.wakes + 1, updated_at = now()`,
     [job.kind, job.key, JSON.stringify(job.payload ?? {}), job.delayMs ?? 0],
   );
+}
+
+/**
+ * A statement's last step that queues a `kind` job for every row of `source`
+ * (a CTE's name, or a table with its alias): keyed `${kind}:` followed by the
+ * row's `column`, with the payload `{ [field]: column }`. A key that already
+ * has an open job keeps it as it is. For a change whose jobs must commit with
+ * it, in the one statement (a submission recorded and tracked, failures put
+ * into retry); enqueueJob queues one job on its own. The names are the
+ * caller's code, never a user's text.
+ */
+export function queueJobsFrom(kind: JobKind, source: string, id: { column: string; field: string }): string {
+  return `INSERT INTO jobs (kind, key, payload)
+     SELECT '${kind}', '${kind}:' || ${id.column}, jsonb_build_object('${id.field}', ${id.column}) FROM ${source}
+     ON CONFLICT (key) WHERE state IN ('queued', 'running') DO NOTHING`;
+}
+
+/**
+ * Queues many jobs of one kind in one statement, each only when its key has
+ * no open job (an open one keeps its own schedule). For outbox work found in
+ * bulk (webhook events, emails due); returns how many were queued.
+ */
+export async function enqueueIdleJobs(db: Queryable, kind: JobKind, jobs: Array<{ key: string; payload: Record<string, unknown> }>): Promise<number> {
+  if (jobs.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `INSERT INTO jobs (kind, key, payload)
+     SELECT $1, k, p::jsonb FROM unnest($2::text[], $3::text[]) AS j(k, p)
+     ON CONFLICT (key) WHERE state IN ('queued', 'running') DO NOTHING`,
+    [kind, jobs.map((j) => j.key), jobs.map((j) => JSON.stringify(j.payload))],
+  );
+  return rowCount;
 }
 
 /** Makes the open jobs with these keys due now; returns how many there were. */

@@ -6,6 +6,9 @@ import type { SubmissionService } from '../modules/submission/submission.service
 import { enqueueJob } from './job-queue.ts';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './job-runner.ts';
 import { createRetryJob } from './retry-job.ts';
+import { createEmailJob, startEmailDispatch, type EmailJobOptions } from '../modules/notifications/email-job.ts';
+import { createWebhookJob, startWebhookDispatch, type WebhookDeliveryOptions } from '../modules/notifications/webhook-job.ts';
+import { startNextBlockWatch } from '../modules/notifications/next-block-watch.ts';
 import { followChainEvents } from './tracking/chain-events.ts';
 import { createScanBlocksJob } from './tracking/scan-blocks-job.ts';
 import { createTrackJob } from './tracking/track-job.ts';
@@ -30,6 +33,10 @@ export interface PortalJobsDeps {
   safetyScanMs?: number;
   /** A 'pending' submission this old is settled by the block scan (default 2 min; PENDING_SETTLE_MS). */
   pendingAfterMs?: number;
+  /** Webhook deliveries: how to sign and where they may go; `dispatchPollMs`: how often new events are looked for (default 1 s). */
+  webhooks: Omit<WebhookDeliveryOptions, 'db' | 'log'> & { dispatchPollMs?: number };
+  /** Notification emails, when SMTP is configured (none without). */
+  email?: Omit<EmailJobOptions, 'db' | 'log'> & { dispatchPollMs?: number };
 }
 
 export interface PortalJobs {
@@ -51,9 +58,14 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
       track: createTrackJob({ db, rpc, log, wake, ...(deps.recheckMs === undefined ? {} : { recheckMs: deps.recheckMs }) }),
       'scan-blocks': createScanBlocksJob({ db, rpc, log, ...(deps.pendingAfterMs === undefined ? {} : { pendingAfterMs: deps.pendingAfterMs }) }),
       retry: createRetryJob({ db, submission: deps.submission, log }),
+      webhook: createWebhookJob({ db, log, ...deps.webhooks }),
+      ...(deps.email ? { email: createEmailJob({ db, log, ...deps.email }) } : {}),
     },
   });
   let stopEvents: (() => void) | undefined;
+  let stopWebhookDispatch: (() => void) | undefined;
+  let stopEmailDispatch: (() => void) | undefined;
+  let stopNextBlockWatch: (() => void) | undefined;
   let safety: NodeJS.Timeout | undefined;
 
   const queueScan = () => enqueueJob(db, { kind: 'scan-blocks', key: 'scan-blocks' }).then(wake);
@@ -65,6 +77,9 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
       await queueScan();
       jobs.start();
       stopEvents = followChainEvents({ db, mempool: deps.mempool, log, wake });
+      if (deps.email) stopEmailDispatch = startEmailDispatch({ db, log, wake, ...(deps.email.dispatchPollMs === undefined ? {} : { pollMs: deps.email.dispatchPollMs }) });
+      stopNextBlockWatch = startNextBlockWatch({ db, mempool: deps.mempool, log });
+      stopWebhookDispatch = startWebhookDispatch({ db, log, wake, ...(deps.webhooks.dispatchPollMs === undefined ? {} : { pollMs: deps.webhooks.dispatchPollMs }) });
       safety = setInterval(() => {
         queueScan().catch((error: unknown) => log.warn({ err: (error as Error).message }, 'Could not queue the periodic block scan'));
       }, safetyScanMs);
@@ -72,6 +87,9 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
     },
     async stop() {
       stopEvents?.();
+      stopWebhookDispatch?.();
+      stopEmailDispatch?.();
+      stopNextBlockWatch?.();
       if (safety) clearInterval(safety);
       await jobs.stop();
     },

@@ -43,6 +43,11 @@ export interface Metrics {
   readonly scrapeErrors: Counter<'source'>;
   readonly loginFailures: Counter<'reason'>;
   readonly loginFailureBursts: Counter;
+  /** Accepted submissions the public network would have refused, by Core's reject code (tx_submissions, migration 018). */
+  readonly nonStandardSubmissions: Gauge<'reason'>;
+  readonly webhookAttempts: Counter<'outcome'>;
+  readonly webhookPending: Gauge;
+  readonly webhookOldestPendingAge: Gauge;
 }
 
 /**
@@ -132,6 +137,24 @@ export function createMetrics(): Metrics {
       registers,
     }),
     loginFailures,
+    nonStandardSubmissions: new Gauge({
+      name: 'slipstream_nonstandard_submissions',
+      help: "Accepted submissions that the public network (Bitcoin Core's default policy) would have refused, all time, by Core's reject code: what customers need the pool for",
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'slipstream_webhook_attempts_total',
+      help: "Webhook delivery attempts by outcome: 'delivered', 'retrying' (failed, tried again later) or 'failed' (given up after 24 h, or a refused destination)",
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    webhookPending: new Gauge({ name: 'slipstream_webhook_pending', help: 'Webhook events not yet delivered (read at scrape time)', registers }),
+    webhookOldestPendingAge: new Gauge({
+      name: 'slipstream_webhook_oldest_pending_age_seconds',
+      help: 'How long the oldest undelivered webhook event has waited since it happened (0 when none): the delivery lag',
+      registers,
+    }),
     loginFailureBursts: new Counter({
       name: 'slipstream_login_failure_bursts_total',
       help: 'Bursts of failed local sign-ins on one username (20 within 5 minutes, from any addresses); each is logged once as a warning naming the username and addresses',

@@ -3,8 +3,10 @@ import type { Queryable } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { MempoolReader } from '../mempool/mempool-engine.ts';
+import { pendingStats } from '../modules/notifications/webhooks.repository.ts';
 import type { Metrics } from './metrics-registry.ts';
 import { dailyFigures, openJobsByKind } from './metrics.repository.ts';
+import { nonStandardCounts } from '../modules/policy/standardness.repository.ts';
 import type { NodeHealth, RpcErrorCount, SummaryDay, SummaryResponse } from './metrics.schemas.ts';
 
 /**
@@ -61,6 +63,29 @@ export function createMetricsService(deps: MetricsServiceDeps): MetricsService {
     }
   }
 
+  async function readWebhooks(now: Date): Promise<void> {
+    try {
+      const stats = await pendingStats(db, now);
+      metrics.webhookPending.set(stats.pending);
+      metrics.webhookOldestPendingAge.set(stats.oldestAgeSeconds);
+    } catch (error) {
+      metrics.scrapeErrors.inc({ source: 'webhooks' });
+      log.warn({ err: error }, 'metrics: the webhook deliveries could not be read');
+    }
+  }
+
+  /** Reasons seen since start: counts only grow, but a reason keeps its series once seen. */
+  async function readStandardness(): Promise<void> {
+    try {
+      const counts = await nonStandardCounts(db);
+      metrics.nonStandardSubmissions.reset();
+      for (const { reason, count } of counts) metrics.nonStandardSubmissions.set({ reason }, count);
+    } catch (error) {
+      metrics.scrapeErrors.inc({ source: 'standardness' });
+      log.warn({ err: error }, 'metrics: the non-standard submissions could not be counted');
+    }
+  }
+
   function readMirror(): void {
     const health = mempool.health();
     metrics.mirrorLag.set(Math.max(0, health.lagMs) / 1000);
@@ -114,6 +139,8 @@ export function createMetricsService(deps: MetricsServiceDeps): MetricsService {
       readMirror();
       readAudit(now);
       await readJobQueue(now);
+      await readStandardness();
+      await readWebhooks(now);
       return metrics.registry.metrics();
     },
     async summary(days) {

@@ -356,6 +356,22 @@ describe('an administrator', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
     assert.equal((await rowCells(table, 'Fee Rate Floor'))[1], '2');
+
+    // An optional setting: set, emptied again, and saved unchanged while empty.
+    for (const text of ['/Test Pool/', '']) {
+      await page.getByRole('button', { name: 'Edit Pool Coinbase Tag' }).click();
+      const tag = page.getByRole('dialog', { name: 'Edit Pool Coinbase Tag' });
+      await tag.getByText('Optional: leave it blank for none.').waitFor();
+      await tag.getByLabel('Value').fill(text);
+      await tag.getByRole('button', { name: 'Save' }).click();
+      await tag.waitFor({ state: 'hidden' });
+      assert.equal((await rowCells(table, 'Pool Coinbase Tag'))[1], text);
+    }
+    await page.getByRole('button', { name: 'Edit Pool Payout Addresses' }).click();
+    const payout = page.getByRole('dialog', { name: 'Edit Pool Payout Addresses' });
+    assert.equal(await payout.getByLabel('Value').inputValue(), '');
+    await payout.getByRole('button', { name: 'Save' }).click();
+    await payout.waitFor({ state: 'hidden' });
     await page.close();
   });
 
@@ -373,8 +389,9 @@ describe('an administrator', () => {
     assert.equal(query.get('username'), 'adm');
     const settings = await settled(page, 'Setting Logs', '1 - 2 of 2');
     const [newest, oldest] = [await settings.locator('tbody tr').nth(0).getByRole('cell').allInnerTexts(), await settings.locator('tbody tr').nth(1).getByRole('cell').allInnerTexts()];
-    assert.deepEqual(newest.slice(0, 5), ['1', 'admin', 'Maintenance Mode', 'true', 'false']);
-    assert.deepEqual(oldest.slice(0, 5), ['2', 'admin', 'Maintenance Mode', 'false', 'true']);
+    // The Email column: the email from the admin's token, the username beside it.
+    assert.deepEqual(newest.slice(0, 5), ['1', 'admin@example.test (admin)', 'Maintenance Mode', 'true', 'false']);
+    assert.deepEqual(oldest.slice(0, 5), ['2', 'admin@example.test (admin)', 'Maintenance Mode', 'false', 'true']);
     assert.match(newest[5]!, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     await assertAccessible(page, 'Setting Logs');
     await screenshot(page, 'back-office-setting-logs');
@@ -394,7 +411,7 @@ describe('an administrator', () => {
     assert.match(created, new RegExp(`Valid From: None -> ${dayUtc()}\\n`));
     assert.match(created, new RegExp(`Valid Until: None -> ${dayUtc(30)}`));
     assert.match(created, new RegExp(`Client Name: None -> ${CLIENT}`));
-    assert.deepEqual((await rowCells(discounts, 'Create')).slice(0, 4), ['3', 'admin', 'Create', code]);
+    assert.deepEqual((await rowCells(discounts, 'Create')).slice(0, 4), ['3', 'admin@example.test (admin)', 'Create', code]);
     await page.getByLabel('Action').selectOption({ label: 'Update' });
     await page.getByRole('button', { name: 'Search' }).click();
     await settled(page, 'Discount Logs', '1 - 1 of 1');
@@ -405,13 +422,14 @@ describe('an administrator', () => {
     await page.goto(`${app.base}/dashboard?section=audit&tab=clients`);
     await settled(page, 'Client Logs');
     await page.getByLabel('Client Name').fill('Acme');
-    await page.getByLabel('Email').fill('admin');
+    // The Email filter matches the email, not only the username.
+    await page.getByLabel('Email').fill('admin@example');
     await page.getByRole('button', { name: 'Search' }).click();
     const clients = await settled(page, 'Client Logs', '1 - 3 of 3');
     assert.deepEqual(await clients.locator('tbody tr td:nth-child(3)').allInnerTexts(), ['Delete', 'Update', 'Create']);
     assert.equal((await rowCells(clients, 'Update'))[4], 'Description: First client -> Key account');
     assert.match((await rowCells(clients, 'Delete'))[4]!, /Name: Acme Mining Co -> None/);
-    assert.deepEqual((await rowCells(clients, 'Create')).slice(0, 4), ['3', 'admin', 'Create', CLIENT]);
+    assert.deepEqual((await rowCells(clients, 'Create')).slice(0, 4), ['3', 'admin@example.test (admin)', 'Create', CLIENT]);
     await assertAccessible(page, 'Client Logs');
     await screenshot(page, 'back-office-client-logs');
     await page.close();

@@ -143,9 +143,10 @@ test('an administrator opens the view to everyone from the Settings screen and c
     await page.locator('.pager .range', { hasText: /^1 - 2 of 2$/ }).waitFor();
     const logs = page.getByRole('table', { name: 'Setting Logs' });
     const rows = await Promise.all([0, 1].map(async (i) => (await logs.locator('tbody tr').nth(i).getByRole('cell').allInnerTexts()).slice(1, 5)));
+    // The Email column: the staff member's email from the sign-in token, the username beside it.
     assert.deepEqual(rows, [
-      ['admin', 'Public Mempool View', 'true', 'false'],
-      ['admin', 'Public Mempool View', 'false', 'true'],
+      ['admin@example.test (admin)', 'Public Mempool View', 'true', 'false'],
+      ['admin@example.test (admin)', 'Public Mempool View', 'false', 'true'],
     ]);
   } finally {
     await visitor.close();

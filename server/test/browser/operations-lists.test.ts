@@ -239,12 +239,13 @@ describe('TX Reports', () => {
     await page.getByRole('heading', { name: 'TX Reports', level: 1 }).waitFor();
     const table = await settled(page, 'TX Reports', '1 - 10 of 28');
     assert.deepEqual(await table.getByRole('columnheader').allInnerTexts(), [
-      'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)',
+      'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network',
     ]);
     // The newest is a package: both members, 2,002 sats, 400 vB at 2 sat/vB is 800 at the market.
     const first = table.getByRole('row').nth(1);
     const cells = await first.getByRole('cell').allInnerTexts();
-    assert.deepEqual(cells.slice(3), [CODE, '400', (2002 / 400).toFixed(2), `${(2002 / 400 / 2).toFixed(2)}x`, '2,002', '1,202']);
+    // A package is not judged for the public network: N/A.
+    assert.deepEqual(cells.slice(3), [CODE, '400', (2002 / 400).toFixed(2), `${(2002 / 400 / 2).toFixed(2)}x`, '2,002', '1,202', 'N/A']);
     const newest = packages[2]!;
     for (const txid of newest.txids) assert.match(cells[2]!, new RegExp(escape(short(txid))));
     // Regtest has no block explorer: the ids are text, not links.

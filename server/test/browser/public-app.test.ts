@@ -203,6 +203,8 @@ describe('the status page', () => {
     await submitThroughPortal(tx.hex);
     const page = await context.newPage();
     await page.clock.install();
+    // The live stream never answers either (other tests' transactions would otherwise keep this answer fresh): the poll is the fallback under test.
+    await page.route('**/rest-api/status-stream?**', () => {});
     await page.goto(`${app.base}/status?txid=${tx.txid}`);
     await page.locator('.last-update.fresh').waitFor();
     // From now on the server does not answer: the page shows its answer getting old.

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { launchBrowser, screenshot, WEB_DIST_DIR } from '../helpers/browser.ts';
+import { launchBrowser, screenshot, until, WEB_DIST_DIR } from '../helpers/browser.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
@@ -67,19 +67,43 @@ test('/status needs a txid of at least 3 characters, otherwise it goes to /', as
   await page.close();
 });
 
+test('/tx/<txid>, the path form block explorers use, opens the status page of that txid', async () => {
+  const tx = await node.buildTx({ feeRate: 3 });
+  assert.equal((await t.app.inject({ method: 'POST', url: '/api/transactions', payload: { tx_hex: tx.hex } })).statusCode, 200);
+  const page = await visit(`/tx/${tx.txid}`);
+  await page.getByRole('heading', { name: 'Transaction status' }).waitFor();
+  await page.getByText(tx.txid.slice(0, 20)).first().waitFor();
+  assert.equal(new URL(page.url()).pathname, `/tx/${tx.txid}`);
+  await page.close();
+});
+
 test('/dashboard without a stored sign-in token goes to /login, which starts the sign-in redirect', async () => {
   const held: Route[] = [];
+  let attempts = 0;
   const page = await visit('/dashboard', async (p) => {
-    // Hold the requests to the provider so the redirect screen stays up to be seen.
-    await p.route(`${t.idp.issuer}/**`, (route) => {
-      held.push(route);
+    // The sign-in layer's backoff (1, 2, 4, 8, 16 s) runs on a test clock.
+    await p.clock.install();
+    // Hold the first request to the provider so the redirect screen stays up to be seen; refuse the rest.
+    await p.route(`${t.idp.issuer}/**`, async (route) => {
+      attempts += 1;
+      if (attempts === 1) held.push(route);
+      else await route.abort('connectionrefused');
     });
   });
   await page.waitForURL(`${base}/login`);
   await page.getByText('Redirecting to login...').waitFor();
   await screenshot(page, 'login-redirect');
   // A page with requests still pending can hang its close: end them first.
-  await Promise.all(held.map((route) => route.abort()));
-  await page.getByRole('alert').waitFor(); // the failed discovery is reported
+  await Promise.all(held.map((route) => route.abort('connectionrefused')));
+  // SPEC.md section 4: retried 5 times on a network failure, then the failed discovery is reported.
+  const alert = page.getByRole('alert');
+  await until(
+    async () => {
+      await page.clock.fastForward(4_000);
+      return (await alert.count()) > 0;
+    },
+    async () => `no failure shown after ${attempts} attempts`,
+  );
+  assert.equal(attempts, 6, 'the first attempt and 5 retries');
   await page.close();
 });

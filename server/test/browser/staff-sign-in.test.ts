@@ -239,10 +239,13 @@ describe('the end of a session', () => {
     await context.close();
   });
 
-  test('a token set that expires and cannot be renewed takes the 401 path', async () => {
+  test('a token set whose ID token has expired and cannot be renewed takes the 401 path', async () => {
     const { context, page } = await signedIn('admin');
     const set = (await storedSet(page))!;
     await writeStoredSet(page, { ...set, refresh_token: 'revoked-or-unknown', expires_at: Math.floor(Date.now() / 1000) - 1 });
+    // The ID token (the bearer) lives an hour; an expired access token alone keeps the session
+    // (sign-in-resilience.test.ts). The browser's clock moves past the ID token's expiry instead.
+    await page.clock.install({ time: Date.now() + 2 * 60 * 60 * 1000 });
     await page.reload();
     await page.getByText(SESSION_EXPIRED).waitFor();
     await page.waitForURL(`${app.base}/`);

@@ -12,7 +12,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../../test-artifacts');
-export const WEB_DIST_DIR = path.resolve(import.meta.dirname, '../../../web/dist');
+/** The built web app; TEST_WEB_DIST_DIR points the tests at another build (e.g. an older one, to see a new test fail on it). */
+export const WEB_DIST_DIR = process.env.TEST_WEB_DIST_DIR ?? path.resolve(import.meta.dirname, '../../../web/dist');
 
 export async function launchBrowser(): Promise<Browser> {
   try {

@@ -69,6 +69,8 @@ export async function startTestNode(options: StartTestNodeOptions = {}): Promise
       // Test configuration, not the portal's: the app itself reads BITCOIND via its config schema.
       bitcoindPath: process.env.BITCOIND || undefined,
       extraArgs: [...(options.extraArgs ?? []), ...moreArgs],
+      // In the test run's process group: a Ctrl+C on the run stops its nodes too.
+      ownProcessGroup: false,
       log: (message) => {
         // The one-off download takes seconds: say so; the rest is debug chatter (NODE_DEBUG=regtest).
         if (/download/i.test(message)) process.stderr.write(`[regtest] ${message}\n`);

@@ -1,6 +1,5 @@
 import { authKeyFromSecret } from '../../src/auth/auth-key-secret.ts';
 import { createLocalIssuer, type LocalIssuer } from '../../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
 import { freePort } from '../../dev/bitcoin/node-launcher.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { App } from '../../src/app.ts';
@@ -59,7 +58,7 @@ export async function startStaffTestApp(db: Database, node?: TestNode, options: 
   const t = await startTestApp(node, db, {
     ...(node ? {} : { rpc: await absentNodeRpc() }),
     ...options,
-    staff: { verifier: issuer, login: createLocalLoginService({ db, issuer, clock: systemClock }), signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
+    staff: { verifier: issuer, issuer, signIn: { issuer: 'https://issuer.example', clientId: CLIENT_ID } },
   });
   const tokens = {
     admin: await staffToken(db, issuer, 'root', true),

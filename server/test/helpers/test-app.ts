@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp, type App, type AppDeps } from '../../src/app.ts';
+import { buildApp, type App, type AppOptions } from '../../src/app.ts';
 import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-writer.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -15,9 +16,9 @@ import { createPortalMempool } from '../../src/runtime.ts';
 import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
 import { createRecordKeeper, type RecordKeeper } from '../../src/modules/submission/record-keeper.ts';
 import type { TestNode } from './regtest.ts';
-import { DEFAULT_BYTES_PER_SIGOP } from '../../src/bitcoin/sigops.ts';
-import { createPortalJobs, type PortalJobs, type PortalJobsDeps } from '../../src/jobs/portal-jobs.ts';
-import { createSubmissionService } from '../../src/modules/submission/submission.service.ts';
+import type { PortalJobs } from '../../src/jobs/portal-jobs.ts';
+import type { PolicyOracle } from '../../src/modules/policy/policy-oracle.ts';
+import { createServices, type Adapters, type Services } from '../../src/services.ts';
 
 /**
  * The real app on a real node and a real database, as integration tests use
@@ -39,6 +40,8 @@ export interface TestApp {
   records: RecordKeeper;
   /** The app's mempool engine (started; stopped by close()). */
   mempool: MempoolEngine;
+  /** The app's services, as createServices built them. */
+  services: Services;
   /** The background jobs, when `options.jobs` asked for them. */
   jobs: PortalJobs | undefined;
   /** Sets a setting row directly (the staff API comes later) and drops the cache. */
@@ -51,29 +54,37 @@ export interface TestAppOptions {
   rpc?: RpcClient;
   clock?: Clock;
   rateLimitMax?: number;
+  /** The public rate limit's window (default one minute). */
+  rateLimitWindowMs?: number;
   /** The audit writer's timer; large values leave draining to close(). */
   auditFlushIntervalMs?: number;
   /** Where accepted submissions are recorded, e.g. a database that fails on purpose. */
   recordsDb?: Database;
-  /** Staff sign-in (verifier and local login); without it no staff routes exist. */
-  staff?: AppDeps['staff'];
+  /** Staff sign-in (verifier, the portal's own issuer); without it no staff routes exist. */
+  staff?: Adapters['staff'];
   /** Serve the built web app from here (browser tests). */
   webDistDir?: string;
   /**
    * Run the background jobs (tracking, retries) as the runtime does; off by
    * default so tests that look at raw rows see only what their requests did.
    */
-  jobs?: boolean | (Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'log'> & { log?: Logger });
+  jobs?: boolean | Adapters['jobs'];
+  /** Webhook delivery settings (default: private destinations allowed, a random portal key). */
+  webhooks?: Partial<Adapters['webhooks']>;
+  /** Notification emails (none without). */
+  mail?: Adapters['mail'];
   /** The scrape token GET /rest-api/metrics requires (METRICS_TOKEN); open without. */
   metricsToken?: string;
+  /** The standard-policy oracle parse-tx asks (modules/policy/); none by default (verdicts "unknown"). */
+  policy?: PolicyOracle;
   /** Fastify's trustProxy (TRUST_PROXY); default false. */
-  trustProxy?: AppDeps['options']['trustProxy'];
+  trustProxy?: AppOptions['trustProxy'];
   /** Origins allowed to call the API cross-origin (CORS_ORIGINS); default none. */
   corsOrigins?: string[];
   /** Fastify's logger options, e.g. a level and a stream to read the request log from; default no log. */
-  logger?: AppDeps['options']['logger'];
+  logger?: AppOptions['logger'];
   /** The HTTP server's timeouts (HTTP_REQUEST_TIMEOUT_MS and the others); the production defaults without. */
-  httpTimeouts?: AppDeps['options']['httpTimeouts'];
+  httpTimeouts?: AppOptions['httpTimeouts'];
   /**
    * The mempool engine: `synced` by default (every read catches up with the
    * node first, so a test sees its own mempool changes at once), following
@@ -100,7 +111,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50 });
   const zmqUrl = node && !options.rpc && options.mempool?.zmq !== false ? node.zmqSequenceUrl : undefined;
   const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced' });
-  const app = await buildApp({
+  const services = createServices({
     db,
     rpc,
     clock,
@@ -109,28 +120,30 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     settings,
     audit,
     records,
-    ...(options.staff ? { staff: options.staff } : {}),
+    log: quietLog,
     network: 'regtest',
+    ...(options.staff ? { staff: options.staff } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
     metrics,
-    options: {
-      rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: 60_000 },
-      trustProxy: options.trustProxy ?? false,
-      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
-      auditPayloadMaxChars: 4096,
-      ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
-      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
-    },
+    ...(typeof options.jobs === 'object' ? { jobs: options.jobs } : {}),
+    // Receivers in tests listen on loopback, so private destinations are allowed unless a test says otherwise.
+    webhooks: { portalKey: randomBytes(32), allowPrivate: true, ...options.webhooks },
+    ...(options.mail ? { mail: options.mail } : {}),
+  });
+  const app = await buildApp(services, {
+    rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: options.rateLimitWindowMs ?? 60_000 },
+    trustProxy: options.trustProxy ?? false,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    auditPayloadMaxChars: 4096,
+    ...(options.webDistDir ? { webDistDir: options.webDistDir } : {}),
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
   });
   await app.ready();
   mempool.start();
-  let jobs: PortalJobs | undefined;
-  if (options.jobs) {
-    const submission = createSubmissionService({ db, rpc, market: createEngineMarketSource(mempool), settings, records, clock, log: quietLog, bytesPerSigop: DEFAULT_BYTES_PER_SIGOP });
-    jobs = createPortalJobs({ db, rpc, mempool, submission, log: quietLog, ...(options.jobs === true ? {} : options.jobs) });
-    await jobs.start();
-  }
+  const jobs = options.jobs ? services.jobs : undefined;
+  await jobs?.start();
   return {
     app,
     db,
@@ -140,6 +153,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     audit,
     records,
     mempool,
+    services,
     jobs,
     async setSetting(item, value) {
       const { rowCount } = await db.query('UPDATE settings SET value = $2 WHERE item = $1', [item, value]);

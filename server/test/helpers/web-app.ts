@@ -1,7 +1,6 @@
 import { freePort } from '../../dev/bitcoin/node-launcher.ts';
 import { startDevIdentityProvider, type DevIdentityProvider } from '../../dev/auth/dev-identity-provider.ts';
 import { createLocalIssuer, routeByIssuer } from '../../src/auth/local-issuer.ts';
-import { createLocalLoginService } from '../../src/auth/local-login.service.ts';
 import { createTokenVerifier } from '../../src/auth/token-verifier.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { devRedirects } from '../../src/runtime.ts';
@@ -41,7 +40,7 @@ export async function startWebTestApp(node: TestNode, db: Database, options: Tes
       ...options,
       staff: {
         verifier: routeByIssuer(local, provider),
-        login: createLocalLoginService({ db, issuer: local, clock: systemClock }),
+        issuer: local,
         signIn: { issuer: idp.issuer, clientId: CLIENT_ID },
       },
     });

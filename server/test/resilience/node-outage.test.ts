@@ -178,7 +178,8 @@ describe('the node stopped for a minute under steady submissions, then restarted
       assert.ok(acceptedBefore.length > 0, 'submissions were accepted before the stop');
       assert.ok(refused.length >= OUTAGE_MS / SUBMIT_EVERY_MS / 2, `the outage was met by submissions (${refused.length} refused)`);
       assert.ok(accepted.some((a) => a.at > upAt), 'submissions were accepted after the restart');
-      assert.ok(refused.every((a) => a.at >= haltAt), 'no refusal before the stop');
+      // A submission still in flight when the stop was asked for may meet the stopping node: judged by when it was answered.
+      assert.ok(refused.every((a) => a.at + a.ms >= haltAt), 'no refusal answered before the stop');
 
       // Steady through the whole minute: no submission held up, none after the restart refused for long.
       const submitGap = longestGap(answers.map((a) => a.at), haltAt, upAt);

@@ -25,8 +25,14 @@ import { concreteUrl, routeTable, type Route } from './helpers/route-table.ts';
 
 /** Routes anyone may call without a staff token (SPEC.md section 6: the public calls; the rest are described where they live). */
 const PUBLIC: Array<[string, RegExp]> = [
-  ['GET', /^\/rest-api\/(getinfo|status-check|site-info|auth-config)$/],
-  ['POST', /^\/rest-api\/(parse-tx|submit-tx|submit-package)$/],
+  ['GET', /^\/rest-api\/(getinfo|status-check|status-stream|site-info|auth-config)$/],
+  ['POST', /^\/rest-api\/(parse-tx|submit-tx|submit-package|notify-email)$/],
+  // The Slipstream-compatible API (public-api.routes.ts): public like the calls above; its dry run
+  // (POST /api/mempool/tests) checks a client's API key or a staff token itself, outside the staff scope.
+  ['GET', /^\/api\/(rates|system|block-info|transactions\/status|tx\/:txid(\/status)?)$/],
+  ['POST', /^\/api\/(transactions|transactions\/packages|mempool\/tests)$/],
+  // CORS preflights (http/cors-policy.ts): they answer headers, never data.
+  ['OPTIONS', /^\/?\*?$/],
   // Staff sign-in by password: it is how a token is obtained. Its renewal checks
   // the local token itself (staff-token-revocation.test.ts), outside the staff scope.
   ['POST', /^\/rest-api\/login(\/renew)?$/],
@@ -41,7 +47,8 @@ const PUBLIC: Array<[string, RegExp]> = [
 ];
 
 /** Staff routes that only read, yet are for administrators. Every route that is not GET/HEAD must be for administrators. */
-const ADMIN_READS = new Set(['GET /rest-api/audits/verify']);
+// A client's API keys: who holds a credential is an administrator's business (api-keys.routes.ts).
+const ADMIN_READS = new Set(['GET /rest-api/audits/verify', 'GET /rest-api/client/:id/api-keys']);
 
 const isPublic = (route: Route) => PUBLIC.some(([method, url]) => (route.method === method || (route.method === 'HEAD' && method === 'GET')) && url.test(route.url));
 const key = (route: Route) => `${route.method} ${route.url}`;
@@ -73,7 +80,7 @@ for (const engine of testDatabases()) {
     /** Every `:id` names a record that exists: the client, the deletable client, the discount code. */
     const urlOf = (route: Route) => {
       const id = /client-code\//.test(route.url) ? data.discountId : /client\/delete/.test(route.url) ? data.deletableClientId : data.clientId;
-      return concreteUrl(route, { id });
+      return concreteUrl(route, { id, deliveryId: data.webhookDeliveryId });
     };
 
     /** A body each admin route accepts, so that a request let through would change data. */
@@ -85,6 +92,7 @@ for (const engine of testDatabases()) {
         'POST /rest-api/client-code/update/:id': discountBody({ discount_percentage: 99 }),
         'POST /rest-api/settings/update': [{ id: data.settingId, item: 'pool_coinbase_tag', value: 'changed by a stranger', description: 'x' }],
         'POST /rest-api/retry-txs/update': { ids: [data.failedTxId] },
+        'POST /rest-api/client/:id/webhook': { url: 'https://hooks.example.com/slipstream' },
       };
       return bodies[key(route)] ?? (['GET', 'HEAD', 'DELETE'].includes(route.method) ? undefined : {});
     };

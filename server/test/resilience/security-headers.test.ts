@@ -91,7 +91,8 @@ describe('security headers on every response', () => {
       ['an API 404', { method: 'GET', url: '/rest-api/no-such-thing' }, 404],
       ['a URL that cannot be decoded (answered before any hook)', { method: 'POST', url: '/rest-api/client/update/%zz', headers: { authorization: `Bearer ${t.tokens.admin}` }, payload: {} }, 400],
       ['a 404 for another method', { method: 'DELETE', url: '/rest-api/audits/list', headers: { authorization: `Bearer ${t.tokens.admin}` } }, 404],
-      ['OPTIONS (no CORS configured)', { method: 'OPTIONS', url: '/rest-api/submit-tx', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }, 404],
+      ['a CORS preflight of a public route (any origin)', { method: 'OPTIONS', url: '/rest-api/submit-tx', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }, 204],
+      ['a CORS preflight of a staff route (refused)', { method: 'OPTIONS', url: '/rest-api/client/view', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } }, 404],
       ['the web app', { method: 'GET', url: '/' }, 200],
       ['a script', { method: 'GET', url: asset }, 200],
       ['a HEAD of a script', { method: 'HEAD', url: asset }, 200],
@@ -183,64 +184,85 @@ describe('HSTS behind a trusted TLS-terminating proxy', () => {
   });
 });
 
-describe('CORS: only configured origins', () => {
+describe('CORS: the public API for any origin (or CORS_ORIGINS), the rest for none', () => {
   let db: TestDatabase;
-  let closed: StaffTestApp;
-  let open: StaffTestApp;
+  let anyOrigin: StaffTestApp;
+  let listed: StaffTestApp;
   const ALLOWED = 'https://ops.example.com';
   const EVIL = 'https://evil.example';
-  const preflight = (origin: string, url = '/rest-api/client/view'): InjectOptions => ({
+  const preflight = (origin: string, url: string, method = 'POST', headers = 'content-type'): InjectOptions => ({
     method: 'OPTIONS',
     url,
-    headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
   });
   const corsHeaders = (res: LightMyRequestResponse) => Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
+  const PUBLIC = ['/api/rates', '/api/transactions', '/api/transactions/status?tx_id=x', '/api/tx/' + 'a'.repeat(64), '/api/nowhere', '/rest-api/getinfo', '/rest-api/submit-tx', '/rest-api/status-check?tx_id=x', '/rest-api/site-info', '/rest-api/parse-tx'];
+  const NOT_PUBLIC = ['/rest-api/client/view', '/rest-api/staff/me', '/rest-api/login', '/rest-api/auth-config', '/rest-api/metrics', '/rest-api/health', '/mempool/api/state', '/swagger-ui/json', '/rest-api/nowhere'];
 
   before(async () => {
     db = await testDatabases()[0]!.open();
-    closed = await startStaffTestApp(db, undefined);
-    open = await startStaffTestApp(await db.openPeer(), undefined, { corsOrigins: [ALLOWED, 'http://localhost:5173'] });
+    anyOrigin = await startStaffTestApp(db, undefined);
+    listed = await startStaffTestApp(await db.openPeer(), undefined, { corsOrigins: [ALLOWED, 'http://localhost:5173'] });
   });
 
   after(async () => {
-    await open?.close();
-    await closed?.close();
+    await listed?.close();
+    await anyOrigin?.close();
     await db?.close();
   });
 
-  test('with no CORS_ORIGINS (the default), no origin gets any allow header: same-origin only', async () => {
-    for (const origin of [ALLOWED, EVIL, 'null']) {
-      const pre = await closed.app.inject(preflight(origin));
-      assert.equal(pre.statusCode, 404, origin);
-      assert.deepEqual(corsHeaders(pre), [], origin);
-      const get = await closed.app.inject({ method: 'GET', url: '/rest-api/auth-config', headers: { origin } });
-      assert.equal(get.statusCode, 200);
-      assert.deepEqual(corsHeaders(get), [], origin);
+  test('every public endpoint answers a preflight from any origin: POST with JSON, no credentials, Retry-After exposed', async () => {
+    for (const url of PUBLIC) {
+      for (const origin of [EVIL, 'null', 'http://localhost:9999']) {
+        const pre = await anyOrigin.app.inject(preflight(origin, url));
+        assert.equal(pre.statusCode, 204, `${url} from ${origin}`);
+        assert.equal(pre.headers['access-control-allow-origin'], '*', url);
+        assert.match(String(pre.headers['access-control-allow-methods']), /POST/);
+        assert.match(String(pre.headers['access-control-allow-headers']), /content-type/);
+        assert.equal(pre.headers['access-control-allow-credentials'], undefined, url);
+      }
+    }
+    const get = await anyOrigin.app.inject({ method: 'GET', url: '/api/rates', headers: { origin: EVIL } });
+    assert.equal(get.headers['access-control-allow-origin'], '*');
+    assert.match(String(get.headers['access-control-expose-headers']), /retry-after/i);
+    assert.equal(get.headers['access-control-allow-credentials'], undefined);
+  });
+
+  test('staff endpoints, login, metrics and the rest give no CORS to another origin, whatever CORS_ORIGINS says', async () => {
+    for (const app of [anyOrigin, listed]) {
+      for (const url of NOT_PUBLIC) {
+        for (const origin of [EVIL, ALLOWED]) {
+          const pre = await app.app.inject(preflight(origin, url, 'GET', 'authorization'));
+          assert.deepEqual(corsHeaders(pre), [], `preflight ${url} from ${origin}`);
+          assert.notEqual(pre.statusCode, 204, url);
+        }
+      }
+      const me = await app.app.inject({ method: 'GET', url: '/rest-api/staff/me', headers: { origin: ALLOWED, authorization: `Bearer ${app.tokens.viewer}` } });
+      assert.equal(me.statusCode, 200);
+      assert.deepEqual(corsHeaders(me), []);
     }
   });
 
-  test('a listed origin gets its preflight answered and its requests allowed', async () => {
-    const pre = await open.app.inject(preflight(ALLOWED));
+  test('with CORS_ORIGINS set, the public endpoints answer those origins only, exactly', async () => {
+    const pre = await listed.app.inject(preflight(ALLOWED, '/api/transactions'));
     assert.equal(pre.statusCode, 204);
     assert.equal(pre.headers['access-control-allow-origin'], ALLOWED);
-    assert.match(String(pre.headers['access-control-allow-headers']), /authorization/);
-    assert.match(String(pre.headers['access-control-allow-methods']), /GET/);
-    assert.equal(pre.headers['access-control-allow-credentials'], undefined, 'no cookies are involved: bearer tokens only');
-    const get = await open.app.inject({ method: 'GET', url: '/rest-api/staff/me', headers: { origin: ALLOWED, authorization: `Bearer ${open.tokens.viewer}` } });
-    assert.equal(get.statusCode, 200);
+    assert.match(String(pre.headers.vary), /origin/i);
+    const get = await listed.app.inject({ method: 'GET', url: '/rest-api/site-info', headers: { origin: ALLOWED } });
     assert.equal(get.headers['access-control-allow-origin'], ALLOWED);
-    assert.match(String(get.headers.vary), /origin/i);
     assertSecurityHeaders(get.headers, 'a CORS answer');
+    for (const origin of [EVIL, 'null', `${ALLOWED}.evil.example`, 'http://ops.example.com', 'https://OPS.example.com', `${ALLOWED}:8443`]) {
+      assert.deepEqual(corsHeaders(await listed.app.inject(preflight(origin, '/api/transactions'))), [], origin);
+      assert.deepEqual(corsHeaders(await listed.app.inject({ method: 'GET', url: '/api/rates', headers: { origin } })), [], origin);
+    }
   });
 
-  test('an origin not listed gets no allow header at all, on the preflight or the request; nor do look-alikes', async () => {
-    for (const origin of [EVIL, 'null', `${ALLOWED}.evil.example`, 'http://ops.example.com', 'https://OPS.example.com', `${ALLOWED}:8443`, 'https://sub.ops.example.com']) {
-      const pre = await open.app.inject(preflight(origin));
-      assert.deepEqual(corsHeaders(pre), [], `preflight from ${origin}: ${JSON.stringify(pre.headers)}`);
-      assert.notEqual(pre.statusCode, 204, origin);
-      const get = await open.app.inject({ method: 'GET', url: '/rest-api/staff/me', headers: { origin, authorization: `Bearer ${open.tokens.viewer}` } });
-      assert.deepEqual(corsHeaders(get), [], `request from ${origin}`);
-    }
+  test("a public endpoint's answer does not depend on cookies", async () => {
+    const plain = await anyOrigin.app.inject({ method: 'GET', url: '/rest-api/site-info', headers: { origin: EVIL } });
+    const withCookie = await anyOrigin.app.inject({ method: 'GET', url: '/rest-api/site-info', headers: { origin: EVIL, cookie: `session=${anyOrigin.tokens.admin}; id_token=${anyOrigin.tokens.admin}` } });
+    assert.equal(withCookie.body, plain.body);
+    assert.deepEqual(corsHeaders(withCookie), corsHeaders(plain));
+    assert.equal(withCookie.headers['set-cookie'], undefined);
   });
 });
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AppDeps } from '../../src/app.ts';
+import type { AppOptions } from '../../src/app.ts';
 import { startStaffTestApp, type StaffTestApp } from '../helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 
@@ -61,7 +61,7 @@ describe('rate limits and forwarded client addresses', () => {
     await db?.close();
   });
 
-  async function start(trustProxy: AppDeps['options']['trustProxy']): Promise<{ t: StaffTestApp; port: number }> {
+  async function start(trustProxy: AppOptions['trustProxy']): Promise<{ t: StaffTestApp; port: number }> {
     const t = await startStaffTestApp(apps.length === 0 ? db : await db.openPeer(), undefined, { rateLimitMax: LIMIT, trustProxy });
     apps.push(t);
     return { t, port: Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port) };
@@ -84,7 +84,7 @@ describe('rate limits and forwarded client addresses', () => {
     assert.deepEqual(await addressesAudited(t, from), ['127.0.0.1'], 'the audit trail has the connection\'s address, not the headers\'');
   });
 
-  const proxies: Array<[string, AppDeps['options']['trustProxy']]> = [['a list of proxy addresses', ['127.0.0.1']], ['a hop count', 1]];
+  const proxies: Array<[string, AppOptions['trustProxy']]> = [['a list of proxy addresses', ['127.0.0.1']], ['a hop count', 1]];
   for (const [what, trustProxy] of proxies) {
     test(`behind a trusted proxy (${what}): the limit keys on the forwarded client, and a hop the client made up does not help`, async () => {
       const { t, port } = await start(trustProxy);

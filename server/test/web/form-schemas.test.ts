@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import { clientSchema, discountSchema, settingSchema } from '../../../web/src/dashboard/sections/form-schemas.ts';
+import { clientSchema, discountSchema, optionalSettingSchema, settingSchema } from '../../../web/src/dashboard/sections/form-schemas.ts';
 
 /**
  * The dashboard forms' schemas (SPEC.md section 5): each field's first
@@ -96,5 +96,9 @@ describe('the setting form', () => {
   test('the value is required and not blank', () => {
     assert.deepEqual(check(settingSchema, { value: '  ', description: '' }), { value: 'Value is required' });
     assert.deepEqual(check(settingSchema, { value: ' 2 ', description: 'Floor ' }), { output: { value: '2', description: 'Floor ' } });
+  });
+  test('an optional setting (the pool identification) may be blank: it is sent empty', () => {
+    assert.deepEqual(check(optionalSettingSchema, { value: '  ', description: '' }), { output: { value: '', description: '' } });
+    assert.deepEqual(check(optionalSettingSchema, { value: ' /Pool/ ', description: '' }), { output: { value: '/Pool/', description: '' } });
   });
 });

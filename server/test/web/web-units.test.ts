@@ -20,6 +20,10 @@ describe('the hex input (SPEC.md section 5)', () => {
     assert.deepEqual(splitHexInput(' aa , bb,, ,cc, '), { items: ['aa', 'bb', 'cc'], isPackage: true });
     assert.deepEqual(splitHexInput('aa,'), { items: ['aa'], isPackage: true });
   });
+  test('whitespace inside one transaction (wrapped lines, tabs, CR/LF) is removed; commas still separate members', () => {
+    assert.deepEqual(splitHexInput('0200\r\n ab\tcd\n ef'), { items: ['0200abcdef'], isPackage: false });
+    assert.deepEqual(splitHexInput('aa\nbb ,\r\ncc dd'), { items: ['aabb', 'ccdd'], isPackage: true });
+  });
 });
 
 describe('numbers and times on the public pages', () => {

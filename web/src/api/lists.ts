@@ -33,7 +33,7 @@ export const AUDITS = defineList({
 });
 export type AuditRow = ListRow<typeof AUDITS.path>;
 
-/** Setting Logs: the Name as typed, and the Email (the staff username). */
+/** Setting Logs: the Name as typed, and the Email (matched against the staff member's email, or their username when the row has none). */
 export const SETTING_LOGS = defineList({
   path: '/rest-api/setting-logs/list',
   filters: ['item', 'username'],

@@ -122,6 +122,25 @@ export interface paths {
                                     value: number;
                                     script_pubkey: string;
                                 }[];
+                                /** @description Present when the entry was a PSBT: the node finalized it and this item describes the extracted transaction */
+                                psbt?: {
+                                    stated_fee: number | null;
+                                };
+                                /** @description The block that already holds this transaction (then nothing is left to submit) */
+                                confirmed?: {
+                                    txid: string;
+                                    block_height: number;
+                                    block_hash: string;
+                                };
+                                /** @description Whether the public network would relay this transaction, judged by a node with Bitcoin Core's default policy */
+                                standard?: {
+                                    /** @description 'standard': public nodes (Bitcoin Core's default policy) would relay it; 'non-standard': they refuse it, see reason; 'unknown': no policy node could judge it */
+                                    verdict: "standard" | "non-standard" | "unknown";
+                                    /** @description Bitcoin Core's reject reason, as testmempoolaccept gives it */
+                                    reason?: string;
+                                    /** @description Why public nodes refuse it, in plain words */
+                                    explanation?: string;
+                                };
                             }[];
                         };
                     };
@@ -229,10 +248,12 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Raw transaction hex, at most 8,000,000 characters */
+                        /** @description Raw transaction hex, at most 8,000,000 characters, or a PSBT (base64, or the hex of its binary form) that the node finalizes */
                         tx_hex: string;
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
+                        callback_url?: string;
                     };
                 };
             };
@@ -250,6 +271,8 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount */
                             notice?: string;
+                            /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
+                            callback_secret?: string;
                         };
                     };
                 };
@@ -360,6 +383,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
+                        callback_url?: string;
                     };
                 };
             };
@@ -375,6 +400,8 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount */
                             notice?: string;
+                            /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
+                            callback_secret?: string;
                             result: {
                                 package_msg: string;
                                 "tx-results": {
@@ -530,10 +557,155 @@ export interface paths {
                             } | null;
                             last_24h_odds: number | null;
                             last_7d_odds: number | null;
+                            odds_note: string | null;
                             expected_next_block_seconds: number | null;
                             market_rate: number | null;
                             functional_rate: number | null;
+                            bump?: {
+                                /** @description The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it */
+                                rate_to_beat: number;
+                                package: {
+                                    /** @description This transaction and the unconfirmed ancestors the projection counts with it (those not already in the next block) */
+                                    vsize: number;
+                                    /** @description sats (modified fees) */
+                                    fee: number;
+                                    /** @description How many unconfirmed ancestors are counted */
+                                    ancestors: number;
+                                    /** @description sat/vB */
+                                    rate: number;
+                                };
+                                cpfp: {
+                                    /** @description txid:vout of the output of this transaction a child would spend (its largest) */
+                                    output: string;
+                                    /** @description sats */
+                                    output_value: number;
+                                    /** @description The child size assumed: one input, one output */
+                                    child_vsize: number;
+                                    /** @description sats the child must pay */
+                                    child_fee: number;
+                                    /** @description sat/vB */
+                                    child_rate: number;
+                                    /** @description The package rate with the child (sat/vB) */
+                                    package_rate: number;
+                                    explanation: string;
+                                } | null;
+                                rbf: {
+                                    /** @description sats a replacement of the same vsize must pay at least */
+                                    fee: number;
+                                    /** @description sat/vB */
+                                    rate: number;
+                                    /** @description The replacement size assumed: the original's */
+                                    vsize: number;
+                                    /** @description sats paid by the transaction and its descendants, which a replacement evicts */
+                                    replaced_fees: number;
+                                    /** @description BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement's vsize */
+                                    bip125_minimum: number;
+                                    /** @description Which of the two sets the fee */
+                                    binding: "bip125" | "rate_to_beat";
+                                    explanation: string;
+                                } | null;
+                                explanation: string;
+                            } | null;
                         };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/status-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a transaction is, live: Server-Sent Events of the status-check answer */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The txid to look up */
+                    tx_id: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events: `event: status` with the answer of GET /rest-api/status-check as one JSON data line, at once, then whenever it changes (the projection or the chain tip moved; at most one a second); a comment line every 15 s keeps the stream open; the stream ends after 5 minutes (reconnect). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
                     };
                 };
                 /** @description Default Response */
@@ -636,6 +808,8 @@ export interface paths {
                             contact_email: string;
                             /** @description The pool operator's website */
                             company_url: string;
+                            /** @description True when the status page may offer "email me when it is mined" (the portal has SMTP configured) */
+                            email_notifications: boolean;
                         };
                     };
                 };
@@ -666,6 +840,1198 @@ export interface paths {
                             message: string;
                         } & {
                             [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/notify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for one email when a transaction submitted here is mined */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A transaction submitted through this portal */
+                        txid: string;
+                        /** @description Where to send one email when the transaction is mined (or leaves the mempool for good) */
+                        notify_email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The fee rates a submission is judged by now, with a client code's discount */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A client code: its discount lowers the rate to pay */
+                    client_code?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The portal's pricing in the public service's terms. Here a transaction is admitted when its rate (with its unconfirmed ancestors, child pays for parent) reaches effective_rate = max(fee rate floor, market rate × multiplier × (1 − discount/100)). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The rate that makes the pool's next block: the lowest package rate in the mempool engine's projection of it when it is full, else the node's relay minimum (sat/vB) */
+                            market_rate: number;
+                            /** @description The pricing multiplier setting */
+                            multiplier: number;
+                            /** @description The client code's discount on the multiplier, 0-99; 0 without an active code */
+                            multiplier_discount_percent: number;
+                            /** @description multiplier × (1 − multiplier_discount_percent / 100) */
+                            discounted_multiplier: number;
+                            /** @description The fee rate floor setting: no transaction is admitted below it, whatever the market (sat/vB) */
+                            submit_fee_rate: number;
+                            /** @description market_rate × discounted_multiplier (sat/vB) */
+                            slipstream_rate: number;
+                            /** @description What a transaction must pay to be admitted here now: the higher of submit_fee_rate and slipstream_rate (the threshold /rest-api/submit-tx applies) (sat/vB) */
+                            effective_rate: number;
+                            /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
+                            notice?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Version, chain, height and the minimum fee rates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The portal's version */
+                            version: string;
+                            /** @description 'bitcoin' (mainnet), 'testnet', 'testnet4', 'signet' or 'regtest' */
+                            chain_name: string;
+                            /** @description The node's chain height */
+                            block_height: number;
+                            /** @description What a transaction without client code must pay now (effective_rate of /api/rates) (sat/vB) */
+                            slipstream_fee_rate_floor: number;
+                            /** @description The fee rate floor setting (submit_fee_rate of /api/rates) (sat/vB) */
+                            fee_rate_floor: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The best block (height, hash, time) and the fee rates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            block_height: number;
+                            /** @description The best block hash */
+                            block_hash: string;
+                            /** @description The best block's time, Unix seconds */
+                            block_time: number;
+                            /** @description The market rate (market_rate of /api/rates) (sat/vB) */
+                            fee_rate: number;
+                            /** @description The fee rate floor setting (sat/vB) */
+                            submit_fee_rate: number;
+                            /** @description What a transaction without client code must pay now (sat/vB) */
+                            effective_rate: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit one transaction to the pool's mempool (or, with skip_mempool_submission, only judge it)
+         * @description 200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node's reason); 503 when the node or the database cannot be reached.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Raw transaction hex, or a PSBT (base64, or the hex of its binary form) that the node finalizes */
+                        tx_hex: string;
+                        /** @description A client code: its discount lowers the rate to pay */
+                        client_code?: string;
+                        /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
+                        callback_url?: string;
+                        /** @description true: judged as a submission (decoded, priced, the node's testmempoolaccept) but not sent to the mempool. Nothing is recorded: no submission, nothing in the Tx Puller or reports, no failure for staff; the request is in the audit trail like any other */
+                        skip_mempool_submission?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: "success" | "error";
+                            /** @description On success the txid; on error why it was refused */
+                            message: string;
+                            /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
+                            notice?: string;
+                            /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
+                            callback_secret?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions/packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit 2-25 transactions as a package (submitpackage), parents first
+         * @description Each member must clear effective_rate on its own. 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 2 to 25 raw transactions, parents first */
+                        tx_hexes: string[];
+                        /** @description A client code: its discount lowers the rate to pay */
+                        client_code?: string;
+                        /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
+                        callback_url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: "success" | "error";
+                            message: string;
+                            /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
+                            notice?: string;
+                            /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
+                            callback_secret?: string;
+                            /** @description The node's verdict on the package */
+                            package_msg?: string;
+                            /** @description Each member the node judged, in package order */
+                            transactions?: {
+                                txid: string | null;
+                                wtxid: string;
+                                status: "success" | "error";
+                                /** @description 'accepted', or why the node refused it */
+                                message: string;
+                            }[];
+                            /** @description The node's submitpackage result as it gave it */
+                            result?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: "success" | "error";
+                            message: string;
+                            /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
+                            notice?: string;
+                            /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
+                            callback_secret?: string;
+                            /** @description The node's verdict on the package */
+                            package_msg?: string;
+                            /** @description Each member the node judged, in package order */
+                            transactions?: {
+                                txid: string | null;
+                                wtxid: string;
+                                status: "success" | "error";
+                                /** @description 'accepted', or why the node refused it */
+                                message: string;
+                            }[];
+                            /** @description The node's submitpackage result as it gave it */
+                            result?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a transaction is: in the mempool (its projected block, the rate to beat, the odds), mined, or gone */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The txid */
+                    tx_id: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: true;
+                            tx_id: string;
+                            state: "in_mempool" | "confirmed" | "not_in_mempool";
+                            confirmed: boolean;
+                            block_height: number | null;
+                            block_hash: string | null;
+                            block_time: number | null;
+                            fee: number | null;
+                            vsize: number | null;
+                            weight: number | null;
+                            first_seen: number | null;
+                            projected_block: number | null;
+                            rate_to_beat: number | null;
+                            functional_rate: number | null;
+                            last_24h_odds: number | null;
+                            last_7d_odds: number | null;
+                            expected_next_block_seconds: number | null;
+                            removal_reason: ("replaced" | "conflicted" | "evicted" | "unknown") | null;
+                            replaced_by: string | null;
+                            bump_advice: {
+                                /** @description The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it */
+                                rate_to_beat: number;
+                                package: {
+                                    /** @description This transaction and the unconfirmed ancestors the projection counts with it (those not already in the next block) */
+                                    vsize: number;
+                                    /** @description sats (modified fees) */
+                                    fee: number;
+                                    /** @description How many unconfirmed ancestors are counted */
+                                    ancestors: number;
+                                    /** @description sat/vB */
+                                    rate: number;
+                                };
+                                cpfp: {
+                                    /** @description txid:vout of the output of this transaction a child would spend (its largest) */
+                                    output: string;
+                                    /** @description sats */
+                                    output_value: number;
+                                    /** @description The child size assumed: one input, one output */
+                                    child_vsize: number;
+                                    /** @description sats the child must pay */
+                                    child_fee: number;
+                                    /** @description sat/vB */
+                                    child_rate: number;
+                                    /** @description The package rate with the child (sat/vB) */
+                                    package_rate: number;
+                                    explanation: string;
+                                } | null;
+                                rbf: {
+                                    /** @description sats a replacement of the same vsize must pay at least */
+                                    fee: number;
+                                    /** @description sat/vB */
+                                    rate: number;
+                                    /** @description The replacement size assumed: the original's */
+                                    vsize: number;
+                                    /** @description sats paid by the transaction and its descendants, which a replacement evicts */
+                                    replaced_fees: number;
+                                    /** @description BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement's vsize */
+                                    bip125_minimum: number;
+                                    /** @description Which of the two sets the fee */
+                                    binding: "bip125" | "rate_to_beat";
+                                    explanation: string;
+                                } | null;
+                                explanation: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mempool/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The node's testmempoolaccept for each transaction, nothing submitted or recorded
+         * @description Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Raw transactions, parents first */
+                        tx_hexes: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: true;
+                            results: {
+                                txid: string | null;
+                                wtxid: string | null;
+                                allowed: boolean;
+                                vsize: number | null;
+                                fee: number | null;
+                                reject_reason: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tx/{txid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A transaction submitted here, as block explorers (Esplora) answer GET /api/tx/{txid} */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The txid */
+                    txid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            txid: string;
+                            version: number;
+                            locktime: number;
+                            vin: {
+                                txid: string;
+                                vout: number;
+                                /** @description Not resolved here */
+                                prevout: null;
+                                scriptsig: string;
+                                witness?: string[];
+                                is_coinbase: boolean;
+                                sequence: number;
+                            }[];
+                            vout: {
+                                scriptpubkey: string;
+                                /** @description sats */
+                                value: number;
+                            }[];
+                            size: number;
+                            weight: number;
+                            fee: number | null;
+                            /** @description As block explorers (Esplora) answer it: the block fields only once confirmed */
+                            status: {
+                                confirmed: boolean;
+                                block_height?: number;
+                                block_hash?: string;
+                                /** @description Unix seconds */
+                                block_time?: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tx/{txid}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A transaction submitted here: confirmed, and its block, as block explorers (Esplora) answer GET /api/tx/{txid}/status */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The txid */
+                    txid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description As block explorers (Esplora) answer it: the block fields only once confirmed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            confirmed: boolean;
+                            block_height?: number;
+                            block_hash?: string;
+                            /** @description Unix seconds */
+                            block_time?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            is_success: false;
+                            message: string;
                         };
                     };
                 };
@@ -1371,6 +2737,487 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest-api/client/{id}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client's webhook URL (null when it has none); the secret is never shown again */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                client_id: number;
+                                url: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Set a client's webhook URL (administrators); a new webhook, or rotate_secret, answers the signing secret this once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description https:// (or http://) URL that receives the events of every submission made with this client's codes */
+                        url: string;
+                        /** @description Make a new signing secret (the old one stops signing at once) */
+                        rotate_secret?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                client_id: number;
+                                url: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                            /** @description The signing secret, present when it is new: shown this once */
+                            secret?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /** Remove a client's webhook (administrators): no more events are subscribed to it */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                client_id: number;
+                                url: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client/{id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The events sent to a client's webhook, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                txid: string;
+                                event: string;
+                                url: string;
+                                state: "pending" | "delivered" | "failed";
+                                attempts: number;
+                                last_status: number | null;
+                                last_error: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                last_attempt_at: string | null;
+                                delivered_at: string | null;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rest-api/client-code/view": {
         parameters: {
             query?: never;
@@ -1524,6 +3371,8 @@ export interface paths {
                                 value_type: "number" | "boolean" | "text" | "email" | "url";
                                 min_value: number | null;
                                 max_value: number | null;
+                                /** @description False for an optional setting: a blank value is allowed and means 'not set' */
+                                required: boolean;
                                 /** Format: date-time */
                                 updated_at: string;
                             }[];
@@ -1602,7 +3451,7 @@ export interface paths {
                     limit?: 10 | 20 | 50 | 100;
                     /** @description The setting's item, lowercase snake_case (e.g. fee_rate_floor), matched exactly. 'Fee Rate Floor' is read as fee_rate_floor. Blank means no filter. */
                     item?: string;
-                    /** @description Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter. */
+                    /** @description The Email filter: staff whose email (or, without one, username) starts with this text, ignoring case. Blank means no filter. */
                     username?: string;
                 };
                 header?: never;
@@ -1623,6 +3472,7 @@ export interface paths {
                                 /** @description snake_case; shown title-cased */
                                 item: string;
                                 username: string;
+                                email: string | null;
                                 previous_value: string | null;
                                 updated_value: string | null;
                                 /** Format: date-time */
@@ -1707,7 +3557,7 @@ export interface paths {
                     limit?: 10 | 20 | 50 | 100;
                     /** @description Exact client code. Blank means no filter. */
                     client_code?: string;
-                    /** @description Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter. */
+                    /** @description The Email filter: staff whose email (or, without one, username) starts with this text, ignoring case. Blank means no filter. */
                     username?: string;
                     /** @description Create, Update or Delete; 'All' or absent means any */
                     action?: "All" | "Create" | "Update" | "Delete";
@@ -1728,6 +3578,7 @@ export interface paths {
                             result: {
                                 id: number;
                                 username: string;
+                                email: string | null;
                                 /** @enum {unknown} */
                                 action: "Create" | "Update" | "Delete";
                                 client_code: string | null;
@@ -1813,7 +3664,7 @@ export interface paths {
                     page?: number;
                     /** @description Rows per page: 10, 20, 50, 100 */
                     limit?: 10 | 20 | 50 | 100;
-                    /** @description Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter. */
+                    /** @description The Email filter: staff whose email (or, without one, username) starts with this text, ignoring case. Blank means no filter. */
                     username?: string;
                     /** @description Client names starting with this text, ignoring case. Blank means no filter. */
                     client_name?: string;
@@ -1836,6 +3687,7 @@ export interface paths {
                             result: {
                                 id: number;
                                 username: string;
+                                email: string | null;
                                 client_name: string | null;
                                 /** @enum {unknown} */
                                 action: "Create" | "Update" | "Delete";
@@ -2369,6 +4221,7 @@ export interface paths {
                                 slipstream_multiplier: number | null;
                                 revenue: number | null;
                                 premium: number | null;
+                                public_network: string | null;
                             }[];
                             /** @description ceil(total_records / limit); 0 when nothing matches */
                             total_pages: number;
@@ -2390,6 +4243,111 @@ export interface paths {
                             message: string;
                         } & {
                             [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/synchro/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the pool has synchronised from its node: the mempool mirror's and the block tracker's state */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            generated_at: string;
+                            /** @description The mirror of the node's mempool */
+                            mempool: {
+                                /** @description How the mirror follows the node: 'zmq' (notifications) or 'polling' */
+                                mode: string;
+                                zmq_connected: boolean;
+                                /** @description How far the mirror trails the node */
+                                lag_seconds: number;
+                                last_contact_at: string | null;
+                                last_error: string | null;
+                                tx_count: number | null;
+                                vsize: number | null;
+                                full_resyncs: number;
+                                polls: number;
+                                /** @description Notification sequences that skipped (each repaired by a poll) */
+                                gaps: number;
+                                /** @description Block projections computed since start */
+                                projections: number;
+                            };
+                            /** @description The block tracker: the chain tip and whose the recent blocks are */
+                            blocks: {
+                                tip_height: number | null;
+                                tip_hash: string | null;
+                                last_24h_odds: number | null;
+                                last_7d_odds: number | null;
+                                odds_note: string | null;
+                                /** @description The latest blocks the tracker read, newest first */
+                                recent: {
+                                    height: number;
+                                    hash: string;
+                                    /** @description Unix seconds (block header time) */
+                                    time: number;
+                                    txCount: number;
+                                    /** @description Mined by this pool (recognised by its coinbase tag or payout addresses) */
+                                    ours: boolean;
+                                }[];
+                            };
                         };
                     };
                 };
@@ -3019,6 +4977,493 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest-api/client/{id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client's API keys, newest first (administrators); the keys themselves are never shown again */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                id: number;
+                                client_id: number;
+                                /** @description The first characters of the key, to tell keys apart */
+                                key_prefix: string;
+                                created_by: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                revoked_at: string | null;
+                                revoked_by: string | null;
+                                last_used_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Issue an API key to a client (administrators): the answer holds the key, shown this once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The record's id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The key itself: shown this once, never again (only its hash is kept); send it as `Authorization: Bearer <key>` */
+                            secret: string;
+                            api_key: {
+                                id: number;
+                                client_id: number;
+                                /** @description The first characters of the key, to tell keys apart */
+                                key_prefix: string;
+                                created_by: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                revoked_at: string | null;
+                                revoked_by: string | null;
+                                last_used_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client/{id}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a client's API key (administrators): it stops working at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The client's id */
+                    id: number;
+                    /** @description The key's id */
+                    keyId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            client_id: number;
+                            /** @description The first characters of the key, to tell keys apart */
+                            key_prefix: string;
+                            created_by: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            revoked_at: string | null;
+                            revoked_by: string | null;
+                            last_used_at: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/client/{id}/webhook-deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an event to the client's webhook again, with the same delivery id (administrators) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The client's id */
+                    id: number;
+                    /** @description The delivery's id */
+                    deliveryId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rest-api/client-code/add": {
         parameters: {
             query?: never;
@@ -3465,7 +5910,7 @@ export interface paths {
                         id: number;
                         /** @description The setting's item, as the view gave it: a check that the id names the setting meant */
                         item: string;
-                        /** @description The new value, required and not blank ('Value is required'), checked against the setting's value_type */
+                        /** @description The new value, checked against the setting's value_type; blank only for a setting that is not required ('Value is required'). A value equal to the stored one is always accepted */
                         value?: null | string | number | boolean;
                         /** @description The new description; absent leaves it as it is */
                         description?: string;
@@ -3494,6 +5939,8 @@ export interface paths {
                                 value_type: "number" | "boolean" | "text" | "email" | "url";
                                 min_value: number | null;
                                 max_value: number | null;
+                                /** @description False for an optional setting: a blank value is allowed and means 'not set' */
+                                required: boolean;
                                 /** Format: date-time */
                                 updated_at: string;
                             }[];

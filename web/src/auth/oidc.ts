@@ -1,5 +1,6 @@
 import { ErrorResponse, UserManager, type StateStore } from 'oidc-client-ts';
 import { fetchAuthConfig } from '../api/auth-config.ts';
+import { retryProviderCalls } from './provider-fetch.ts';
 import { clearStoredToken, rawTokenSet, writeRawTokenSet } from './token-storage.ts';
 
 /**
@@ -32,25 +33,29 @@ export const CALLBACK_PATH = '/login/callback';
 let manager: Promise<{ manager: UserManager; issuer: string }> | undefined;
 
 export function signInClient(): Promise<{ manager: UserManager; issuer: string }> {
-  manager ??= fetchAuthConfig().then((config) => ({
-    issuer: config.issuer,
-    manager: new UserManager({
-      authority: config.issuer,
-      client_id: config.client_id,
-      scope: config.scopes,
-      response_type: 'code',
-      redirect_uri: `${window.location.origin}${CALLBACK_PATH}`,
-      // The same page answers the hidden-frame renewal when there is no refresh token.
-      silent_redirect_uri: `${window.location.origin}${CALLBACK_PATH}`,
-      post_logout_redirect_uri: `${window.location.origin}/`,
-      userStore: new TokenSetStore(),
-      // Renewal is scheduled by the session keeper, which knows the bearer is the ID token.
-      automaticSilentRenew: false,
-      // The groups claim is in the ID token; no userinfo round trip.
-      loadUserInfo: false,
-      monitorSession: false,
-    }),
-  })).catch((error: unknown) => {
+  manager ??= fetchAuthConfig().then((config) => {
+    // SPEC.md section 4: the provider's endpoints are retried like the rest of the sign-in layer.
+    retryProviderCalls(config.issuer);
+    return {
+      issuer: config.issuer,
+      manager: new UserManager({
+        authority: config.issuer,
+        client_id: config.client_id,
+        scope: config.scopes,
+        response_type: 'code',
+        redirect_uri: `${window.location.origin}${CALLBACK_PATH}`,
+        // The same page answers the hidden-frame renewal when there is no refresh token.
+        silent_redirect_uri: `${window.location.origin}${CALLBACK_PATH}`,
+        post_logout_redirect_uri: `${window.location.origin}/`,
+        userStore: new TokenSetStore(),
+        // Renewal is scheduled by the session keeper, which knows the bearer is the ID token.
+        automaticSilentRenew: false,
+        // The groups claim is in the ID token; no userinfo round trip.
+        loadUserInfo: false,
+        monitorSession: false,
+      }),
+    };
+  }).catch((error: unknown) => {
     manager = undefined; // a later attempt may succeed
     throw error;
   });

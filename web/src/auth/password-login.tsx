@@ -18,7 +18,7 @@ export function PasswordLogin() {
       const { token } = await unwrap(api.POST('/rest-api/login', { body: { username, password } }));
       if (!token) throw new Error('No token received');
       storeLocalToken(token);
-      notify.success('Login successful!');
+      notify.success('Login successful!', { keepOnNavigate: true });
       await navigate('/dashboard', { replace: true });
     } catch (error) {
       // SPEC.md section 8: the server's message, or 'Login failed!'.

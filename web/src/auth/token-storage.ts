@@ -11,8 +11,13 @@ export const TOKEN_STORAGE_KEY = 'okta-token-storage';
 export interface StoredSession {
   /** The bearer for the staff API: the provider's ID token (SPEC.md section 6). */
   idToken: string;
-  /** Seconds since the epoch at which the token set stops being usable. */
+  /**
+   * Seconds since the epoch at which the bearer, the ID token, expires: the
+   * session is good until then, whatever happens to the rest of the set.
+   */
   expiresAt: number;
+  /** When the set's short-lived access token expires (never after `expiresAt`): renewal is due before then. */
+  renewBy: number;
   /** Who issued it: the OpenID provider, or the portal itself for a local staff account. */
   issuer: string;
   name: string;
@@ -95,8 +100,9 @@ export function readStoredSession(): StoredSession | null {
   const name = [claims.name, claims.preferred_username, claims.email, claims.sub].find((v): v is string => typeof v === 'string');
   return {
     idToken: parsed.id_token,
-    // The bearer is the ID token, so the set is only as good as the sooner of the two.
-    expiresAt: Math.min(idExp, setExp),
+    // The API checks the ID token: an expired access token only means it is time to renew.
+    expiresAt: idExp,
+    renewBy: Math.min(idExp, setExp),
     issuer: typeof claims.iss === 'string' ? claims.iss : '',
     name: name ?? 'staff',
   };

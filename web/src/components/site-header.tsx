@@ -19,7 +19,7 @@ export function SiteHeader() {
   const signedIn = useSignedIn();
   const site = useSiteInfo();
   return (
-    <header className="site-header">
+    <header className="site-header" data-toast-clear>
       <div className="site-header-main">
         <Link to="/" className="logo" aria-label="Slipstream home">
           <Logo />

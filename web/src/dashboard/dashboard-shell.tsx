@@ -27,7 +27,7 @@ export function DashboardShell({ onLogout }: { onLogout: () => Promise<void> }) 
 
   return (
     <div className="dashboard">
-      <header className="dashboard-header">
+      <header className="dashboard-header" data-toast-clear>
         <button
           type="button"
           className="nav-toggle icon-button"

@@ -2,12 +2,18 @@ import { useEffect, useRef } from 'react';
 import { ApiError } from '../api/http.ts';
 import { LOCAL_TOKEN_ISSUER, renewLocalToken } from '../api/login-renew.ts';
 import { refusedByProvider, renewSignIn, signInClient } from '../auth/oidc.ts';
+import { SIGN_IN_RETRY_DELAYS_MS } from '../auth/retrying-fetch.ts';
 import { onStoredSessionChange, rawTokenSet, readStoredSession, storeLocalToken } from '../auth/token-storage.ts';
 
 /** Renew this long before the token set expires (oidc-client-ts's own default). */
 export const RENEW_AHEAD_SECONDS = 60;
-/** SPEC.md section 4: the sign-in layer retries 5 times, waiting 2^n seconds from 1 s (31 s in all, inside the minute ahead). */
-export const RENEW_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16000];
+/**
+ * SPEC.md section 4: the sign-in layer retries 5 times, waiting 2^n seconds
+ * from 1 s (31 s in all, inside the minute ahead). The provider's own calls
+ * already retry so in the fetch layer (auth/retrying-fetch.ts); the portal's
+ * renewal of a local token retries here.
+ */
+export const RENEW_RETRY_DELAYS_MS: readonly number[] = SIGN_IN_RETRY_DELAYS_MS;
 /** One renewal at a time across this browser's tabs: they share one token set. */
 const RENEW_LOCK = 'slipstream-token-renewal';
 
@@ -27,16 +33,19 @@ function withRenewLock<T>(task: () => Promise<T>): Promise<T> {
   return locks ? (locks.request(RENEW_LOCK, task) as Promise<T>) : task();
 }
 
-type RenewOutcome = 'renewed' | 'renewed-elsewhere' | 'failed';
+/** 'refused': the issuer said no (final); 'failed': it could not be asked, or retries ran out. */
+type RenewOutcome = 'renewed' | 'renewed-elsewhere' | 'refused' | 'failed';
 
 /** How a token set is renewed, and which failures are final rather than worth a retry. */
 interface Renewal {
   renew: () => Promise<void>;
   refused: (error: unknown) => boolean;
+  /** The waits between attempts here; none where the calls retry themselves. */
+  retryDelays: readonly number[];
 }
 
-/** The identity provider's set: its refresh token (or a hidden frame). */
-const providerRenewal: Renewal = { renew: renewSignIn, refused: refusedByProvider };
+/** The identity provider's set: its refresh token (or a hidden frame); the provider calls retry in the fetch layer. */
+const providerRenewal: Renewal = { renew: renewSignIn, refused: refusedByProvider, retryDelays: [] };
 
 /**
  * A local staff account's token: the portal gives a fresh one for a valid
@@ -50,6 +59,7 @@ const localRenewal: Renewal = {
     storeLocalToken(token);
   },
   refused: (error) => error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429,
+  retryDelays: RENEW_RETRY_DELAYS_MS,
 };
 
 /**
@@ -59,21 +69,22 @@ const localRenewal: Renewal = {
  * Network failures and 429s are retried; a refusal (by the provider, or by
  * the portal for a local token) is final.
  */
-async function renewOnce({ renew, refused }: Renewal): Promise<RenewOutcome> {
+async function renewOnce({ renew, refused, retryDelays }: Renewal): Promise<RenewOutcome> {
   return withRenewLock(async () => {
     const current = readStoredSession();
     if (!current) return 'renewed-elsewhere';
-    if (current.expiresAt - RENEW_AHEAD_SECONDS > nowSeconds()) return 'renewed-elsewhere';
+    if (current.renewBy - RENEW_AHEAD_SECONDS > nowSeconds()) return 'renewed-elsewhere';
     const failing = rawTokenSet();
     for (let attempt = 0; ; attempt++) {
       try {
         await renew();
         return 'renewed';
       } catch (error) {
-        const giveUp = refused(error) || attempt >= RENEW_RETRY_DELAYS_MS.length || nowSeconds() >= current.expiresAt;
+        const final = refused(error);
+        const giveUp = final || attempt >= retryDelays.length || nowSeconds() >= current.expiresAt;
         // Only the set that failed is ended: another tab may have stored a good one meanwhile.
-        if (giveUp) return rawTokenSet() === failing ? 'failed' : 'renewed-elsewhere';
-        await sleep(RENEW_RETRY_DELAYS_MS[attempt]!);
+        if (giveUp) return rawTokenSet() !== failing ? 'renewed-elsewhere' : final ? 'refused' : 'failed';
+        await sleep(retryDelays[attempt]!);
       }
     }
   });
@@ -97,6 +108,8 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
     let renewing = false;
     let disposed = false;
     let lastRenewedAt = 0;
+    /** The stored set whose renewal failed while its ID token was still good: it is used until then, not renewed again. */
+    let unrenewable: string | null = null;
 
     const expire = () => {
       if (!disposed) latest.current.onExpired();
@@ -129,8 +142,17 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
         renewing = false;
       }
       if (disposed) return;
-      if (outcome === 'failed') expire();
-      else if (outcome === 'local') expireAt(session.expiresAt);
+      // The portal refusing a local token's renewal means the account was removed or changed: its token is revoked, so the session ends now.
+      if (outcome === 'refused' && session.issuer === LOCAL_TOKEN_ISSUER) expire();
+      else if (outcome === 'failed' || outcome === 'refused') {
+        // The bearer the API checks is the ID token: while it is valid the session goes on (issue 18),
+        // e.g. after a restart of a provider that kept its refresh tokens in memory.
+        const still = readStoredSession();
+        if (still && still.expiresAt > nowSeconds()) {
+          unrenewable = rawTokenSet();
+          expireAt(still.expiresAt);
+        } else expire();
+      } else if (outcome === 'local') expireAt(session.expiresAt);
       else {
         if (outcome === 'renewed') lastRenewedAt = Date.now();
         schedule();
@@ -145,7 +167,11 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
         latest.current.onSignedOut();
         return;
       }
-      const wait = (session.expiresAt - RENEW_AHEAD_SECONDS) * 1000 - Date.now();
+      if (unrenewable !== null && unrenewable === rawTokenSet()) {
+        expireAt(session.expiresAt);
+        return;
+      }
+      const wait = (session.renewBy - RENEW_AHEAD_SECONDS) * 1000 - Date.now();
       if (wait <= 0 && Date.now() - lastRenewedAt < RENEW_AHEAD_SECONDS * 1000) {
         // Renewed a moment ago and still inside the window (the provider sent
         // no new ID token): renewing again would loop, so it lasts until it expires.

@@ -20,7 +20,7 @@ export function useStaffSession(): { client: QueryClient; endedRef: RefObject<bo
   const endSession = useCallback(() => {
     if (ended.current) return;
     ended.current = true;
-    notify.error(SESSION_EXPIRED, { ...DASHBOARD_TOAST, toastId: 'session-expired' });
+    notify.error(SESSION_EXPIRED, { ...DASHBOARD_TOAST, toastId: 'session-expired', keepOnNavigate: true });
     clearStoredToken();
     void navigate('/', { replace: true });
   }, [navigate]);

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, type CSSProperties } from 'react';
-import { ago, count, feeColour, fees, fill, fillText, rate } from './mempool-format.ts';
+import { ago, count, feeColour, fees, fill, fillText, rate, txCount } from './mempool-format.ts';
 import type { MinedBlockSummary, ProjectedBlockSummary } from './mempool-state.ts';
 
 /**
@@ -35,7 +35,7 @@ function ProjectedCube({ block }: { block: ProjectedBlockSummary }) {
           <span className="mp-visually-hidden"> sat/vB</span>
         </p>
         <p className="mp-cube-fees">{fees(block.totalFees)}</p>
-        <p className="mp-cube-txs">{count(block.txCount)} txs</p>
+        <p className="mp-cube-txs">{txCount(block.txCount)}</p>
         <p className="mp-cube-fill" title={`${count(block.weight)} of 4,000,000 weight units`}>
           {fillText(full)}
         </p>
@@ -54,7 +54,7 @@ function MinedCube({ block, nowSeconds }: { block: MinedBlockSummary; nowSeconds
           <span className="mp-visually-hidden">Height </span>
           {count(block.height)}
         </p>
-        <p className="mp-cube-txs">{count(block.txCount)} txs</p>
+        <p className="mp-cube-txs">{txCount(block.txCount)}</p>
         <p className="mp-cube-hash">…{block.hash.slice(-8)}</p>
       </div>
       <p className="mp-block-label">

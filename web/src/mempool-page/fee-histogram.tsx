@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { axisVbytes, bucketRange, count, displayBuckets, feeColour, niceTicks, rate, vsize, type DisplayBucket } from './mempool-format.ts';
+import { axisVbytes, bucketRange, count, displayBuckets, feeColour, niceTicks, rate, txCount, vsize, type DisplayBucket } from './mempool-format.ts';
 import type { FeeHistogramBucket } from './mempool-state.ts';
 import { useElementSize } from './use-element-size.ts';
 
@@ -67,7 +67,7 @@ export function FeeHistogram({ histogram, nextBlockMinRate }: { histogram: FeeHi
               return (
                 <g key={bucket.from}>
                   <rect x={x} y={MARGIN.top + plotH - barH} width={barW} height={barH} rx={Math.min(3, slot / 6)} fill={feeColour(bucket.from)}>
-                    <title>{`${bucketRange(bucket)} sat/vB: ${count(bucket.txCount)} txs, ${vsize(bucket.vsize)}`}</title>
+                    <title>{`${bucketRange(bucket)} sat/vB: ${txCount(bucket.txCount)}, ${vsize(bucket.vsize)}`}</title>
                   </rect>
                   {i % labelEvery === 0 && (
                     <text x={MARGIN.left + i * slot + slot / 2} y={height - MARGIN.bottom + 16} textAnchor="middle" className="mp-axis-text">

@@ -9,6 +9,9 @@ const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 export const count = (value: number) => integer.format(value);
 
+/** '1 tx', '2,500 txs'. */
+export const txCount = (value: number) => `${count(value)} ${value === 1 ? 'tx' : 'txs'}`;
+
 /** sat/vB with the precision that matters at that size: 0.25, 3.1, 42. */
 export function rate(value: number): string {
   if (value < 1) return String(Math.round(value * 100) / 100);

@@ -14,3 +14,8 @@ export function explorerAddressUrl(network: string | undefined, address: string)
   const base = network ? EXPLORERS[network] : undefined;
   return base ? `${base}/address/${address}` : null;
 }
+
+export function explorerBlockUrl(network: string | undefined, blockHash: string): string | null {
+  const base = network ? EXPLORERS[network] : undefined;
+  return base ? `${base}/block/${blockHash}` : null;
+}

@@ -1,6 +1,8 @@
 /**
  * SPEC.md section 5: the input is trimmed; a comma means a package; items are
- * split on commas, trimmed, and empty items dropped.
+ * split on commas, trimmed, and empty items dropped. Whitespace inside an
+ * item (a hex wrapped over lines by the tool it came from) is not part of the
+ * hex either: it is removed, as the server does.
  */
 export interface HexInput {
   items: string[];
@@ -10,6 +12,6 @@ export interface HexInput {
 export function splitHexInput(text: string): HexInput {
   const trimmed = text.trim();
   const isPackage = trimmed.includes(',');
-  const items = (isPackage ? trimmed.split(',') : [trimmed]).map((item) => item.trim()).filter((item) => item !== '');
+  const items = (isPackage ? trimmed.split(',') : [trimmed]).map((item) => item.replace(/\s+/g, '')).filter((item) => item !== '');
   return { items, isPackage };
 }

@@ -1,5 +1,18 @@
 import type { ParseTxResponse } from '../api/parse-tx.ts';
 import { count, feeRate, shortTxid } from '../lib/format.ts';
+import { AlreadyConfirmed } from './already-confirmed.tsx';
+import { StandardVerdictRow } from './standard-verdict-row.tsx';
+
+/** Issue 19: an entry that was a PSBT says so, with the fee the PSBT itself states (the fee above is our own pricing's). */
+function PsbtRow({ tx }: { tx: { psbt?: { stated_fee: number | null } } }) {
+  if (!tx.psbt) return null;
+  return (
+    <div>
+      <dt>PSBT</dt>
+      <dd>Fee stated in it: {count(tx.psbt.stated_fee, ' sats')}</dd>
+    </div>
+  );
+}
 
 /**
  * The decoded summary of what is in the box: per transaction its txid, size,
@@ -7,7 +20,7 @@ import { count, feeRate, shortTxid } from '../lib/format.ts';
  * client code, if any). How the minimum is derived is never shown (SPEC.md
  * section 1); the page shows only the current minimum without a code.
  */
-export function ParseSummary({ parsed }: { parsed: ParseTxResponse }) {
+export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; network?: string | undefined }) {
   return (
     <section className="parse-summary" aria-label="Decoded transactions" aria-live="polite">
       {parsed.notice && <p className="notice">{parsed.notice}</p>}
@@ -50,6 +63,16 @@ export function ParseSummary({ parsed }: { parsed: ParseTxResponse }) {
                 <dt>Fee rate</dt>
                 <dd>{feeRate(tx.fee_rate)}</dd>
               </div>
+              <PsbtRow tx={tx} />
+              <StandardVerdictRow standard={tx.standard} />
+              {tx.confirmed ? (
+                <div>
+                  <dt>Status</dt>
+                  <dd className="field-error">
+                    <AlreadyConfirmed confirmed={tx.confirmed} message={tx.message} network={network} />
+                  </dd>
+                </div>
+              ) : (
               <div>
                 <dt>Minimum fee</dt>
                 <dd className={tx.meets_minimum_fee === false ? 'field-error' : 'ok'}>
@@ -60,6 +83,7 @@ export function ParseSummary({ parsed }: { parsed: ParseTxResponse }) {
                       : 'Below the current minimum'}
                 </dd>
               </div>
+              )}
             </>
           )}
         </dl>

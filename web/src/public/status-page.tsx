@@ -2,9 +2,13 @@ import { Link, useNavigate } from 'react-router';
 import { useInfo } from '../api/getinfo.ts';
 import { useTxStatus, type TxStatus } from '../api/status-check.ts';
 import { CopyButton } from '../components/copy-button.tsx';
+import { TxidText } from '../components/txid-text.tsx';
 import { count, feeRate, formatEastern, odds, shortTxid } from '../lib/format.ts';
 import { explorerTxUrl } from './explorer.ts';
 import { freshness, useSecondsSince } from './use-seconds-since.ts';
+import { EmailMe } from './email-me.tsx';
+import { StatusLive } from './status-live/status-live.tsx';
+import { useStatusStream } from './status-live/use-status-stream.ts';
 
 export const LOOKUP_FAILURE = 'Please enter a valid transaction hex.';
 
@@ -25,15 +29,21 @@ export function StatusPage({ txid }: { txid: string }) {
   const navigate = useNavigate();
   const status = useTxStatus(txid);
   const info = useInfo();
-  const age = useSecondsSince(status.dataUpdatedAt);
   const data = status.data;
   const tx = data?.transaction;
+  // A confirmed transaction is final: polling stops (api/status-check.ts), so the age indicator stops with it.
+  const final = tx?.status.confirmed === true;
+  const age = useSecondsSince(status.dataUpdatedAt, !final);
+  // Live over Server-Sent Events once the first answer is in; the poll stays as the fallback.
+  useStatusStream(txid, status.isSuccess && !final);
+  // The rate to beat and the odds are about getting into a block: only for a transaction still waiting in the mempool.
+  const waiting = data?.state === 'in_mempool' && !final;
   const explorer = tx?.status.confirmed ? explorerTxUrl(info.data?.network, txid) : null;
 
   return (
     <main className="status-page">
       <div className="card">
-        <header className="status-header">
+        <header className="status-header" data-toast-clear>
           <h1>Transaction status</h1>
           <div className="status-actions">
             <button type="button" className="button" onClick={() => window.location.reload()}>
@@ -53,9 +63,13 @@ export function StatusPage({ txid }: { txid: string }) {
         )}
         {data && tx && (
           <>
-            <p className={`last-update ${freshness(age)}`} aria-live="off">
-              <span className="dot" aria-hidden="true" /> Last update {age} s ago
-            </p>
+            {final ? (
+              <p className="last-update final">Final status: mined, no further updates.</p>
+            ) : (
+              <p className={`last-update ${freshness(age)}`} aria-live="off">
+                <span className="dot" aria-hidden="true" /> Last update {age} s ago
+              </p>
+            )}
             <dl className="details status-details">
               <div>
                 <dt>Status</dt>
@@ -78,7 +92,7 @@ export function StatusPage({ txid }: { txid: string }) {
               <div>
                 <dt>Transaction ID</dt>
                 <dd className="txid-cell">
-                  <code className="txid-full">{tx.txid}</code>
+                  <TxidText txid={tx.txid} className="txid-full" />
                   <code className="txid-short" title={tx.txid}>
                     {shortTxid(tx.txid)}
                   </code>{' '}
@@ -126,23 +140,41 @@ export function StatusPage({ txid }: { txid: string }) {
                   <dd>{tx.firstSeen === null ? 'N/A' : formatEastern(tx.firstSeen)}</dd>
                 </div>
               )}
-              <div>
-                <dt>Rate to beat</dt>
-                <dd>{feeRate(data.market_rate)}</dd>
-              </div>
+              {waiting && (
+                <div>
+                  <dt>Rate to beat</dt>
+                  <dd>
+                    {feeRate(data.market_rate)}
+                    <span className="hint">
+                      The lowest fee rate in the pool's next block right now: paying more puts this transaction in line for that block. It is not the
+                      minimum to submit, which the submit page shows.
+                    </span>
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>Functional rate</dt>
-                <dd>{feeRate(data.functional_rate)}</dd>
+                <dd>
+                  {feeRate(data.functional_rate)}
+                  {waiting && <span className="hint">What this transaction pays per vB, counting the unconfirmed parents it needs: compare it with the rate to beat.</span>}
+                </dd>
               </div>
-              <div>
-                <dt>Odds of mining (last 24 hours)</dt>
-                <dd>{odds(data.last_24h_odds)}</dd>
-              </div>
-              <div>
-                <dt>Odds of mining (last 7 days)</dt>
-                <dd>{odds(data.last_7d_odds)}</dd>
-              </div>
+              {waiting && (
+                <>
+                  <div>
+                    <dt>Odds of mining (last 24 hours)</dt>
+                    <dd>{odds(data.last_24h_odds)}</dd>
+                  </div>
+                  <div>
+                    <dt>Odds of mining (last 7 days)</dt>
+                    <dd>{odds(data.last_7d_odds)}</dd>
+                  </div>
+                  {data.odds_note && <p className="hint odds-note">{data.odds_note}</p>}
+                </>
+              )}
             </dl>
+            {waiting && <StatusLive status={data} version={status.dataUpdatedAt} />}
+            {waiting && <EmailMe txid={txid} />}
           </>
         )}
       </div>

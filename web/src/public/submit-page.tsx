@@ -1,4 +1,4 @@
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { useInfo } from '../api/getinfo.ts';
 import { FaqList } from './faq-list.tsx';
 import { SubmitPanel } from './submit-panel.tsx';
@@ -36,6 +36,7 @@ export function SubmitPage({ contactEmail }: { contactEmail?: string }) {
             key={t.id}
             type="button"
             role="tab"
+            data-label={t.label}
             id={`tab-${t.id}`}
             aria-selected={t.id === tab.id}
             aria-controls={`panel-${t.id}`}
@@ -58,7 +59,14 @@ export function SubmitPage({ contactEmail }: { contactEmail?: string }) {
       {/* All three stay mounted: a pasted transaction and its result survive a look at the FAQ. */}
       {TABS.map((t) => (
         <div key={t.id} role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} className="tab-panel" hidden={t.id !== tab.id}>
-          {t.id === 'submit' && <SubmitPanel />}
+          {t.id === 'submit' && (
+            <>
+              <SubmitPanel />
+              <p className="batch-link">
+                <Link to="/batch">Submit many transactions or files</Link>
+              </p>
+            </>
+          )}
           {t.id === 'faq' && <FaqList headingLevel={2} />}
           {t.id === 'terms' && <TermsOfUse {...(contactEmail ? { contactEmail } : {})} />}
         </div>

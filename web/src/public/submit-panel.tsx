@@ -4,16 +4,26 @@ import { useInfo } from '../api/getinfo.ts';
 import { ApiError, GENERIC_FAILURE } from '../api/http.ts';
 import { useSubmitPackage, useSubmitTx, type SubmitPackageResponse } from '../api/submit-tx.ts';
 import { CopyButton } from '../components/copy-button.tsx';
+import { TxidText } from '../components/txid-text.tsx';
 import { feeRateUp } from '../lib/format.ts';
 import { notify } from '../lib/toasts.tsx';
 import { splitHexInput } from './hex-input.ts';
+import { packageLabel } from './package-label.ts';
+import { AlreadyConfirmed, type Confirmed } from './already-confirmed.tsx';
 import { ParseSummary } from './parse-summary.tsx';
 import { useParsePreview } from './use-parse-preview.ts';
 
 export const INFO_FAILURE = 'Unable to connect to Slipstream server. Please try again in 60 seconds.';
 export const NETWORK_FAILURE = 'Failed to submit transaction. Please try again.';
 
-type Outcome = { kind: 'accepted'; txids: string[] } | { kind: 'failed'; message: string } | null;
+type Outcome = { kind: 'accepted'; txids: string[] } | { kind: 'failed'; message: string; confirmed?: Confirmed | undefined } | null;
+
+/**
+ * What the form held when the visitor left it, e.g. for a status page: Back
+ * (or Close there) brings it back. Kept in this page's memory only: a reload
+ * or another tab starts empty, and nothing is written to storage.
+ */
+const draft: { text: string; clientCode: string; outcome: Outcome } = { text: '', clientCode: '', outcome: null };
 
 /** The errors a refused package names, per transaction, or its own message. */
 function packageFailure(response: SubmitPackageResponse): string {
@@ -21,6 +31,15 @@ function packageFailure(response: SubmitPackageResponse): string {
     .map((entry) => entry.error)
     .filter((error): error is string => typeof error === 'string' && error !== '');
   return errors.length > 0 ? errors.join('; ') : response.message || GENERIC_FAILURE;
+}
+
+/** The block that already holds the transaction, when the server answered "already confirmed in block N". */
+function confirmedOf(error: unknown): Confirmed | undefined {
+  if (!(error instanceof ApiError) || !error.body || typeof error.body !== 'object' || !('confirmed' in error.body)) return undefined;
+  const confirmed = error.body.confirmed as Partial<Confirmed> | null;
+  return confirmed && typeof confirmed.txid === 'string' && typeof confirmed.block_height === 'number' && typeof confirmed.block_hash === 'string'
+    ? (confirmed as Confirmed)
+    : undefined;
 }
 
 function failureText(error: unknown): string {
@@ -35,9 +54,13 @@ function failureText(error: unknown): string {
  */
 export function SubmitPanel() {
   const [params] = useSearchParams();
-  const [text, setText] = useState(() => params.get('txhex') ?? '');
-  const [clientCode, setClientCode] = useState('');
-  const [outcome, setOutcome] = useState<Outcome>(null);
+  const prefill = params.get('txhex');
+  const [text, setTextState] = useState(() => prefill ?? draft.text);
+  const [clientCode, setClientCodeState] = useState(() => (prefill === null ? draft.clientCode : ''));
+  const [outcome, setOutcomeState] = useState<Outcome>(() => (prefill === null ? draft.outcome : null));
+  const setText = (value: string) => setTextState((draft.text = value));
+  const setClientCode = (value: string) => setClientCodeState((draft.clientCode = value));
+  const setOutcome = (value: Outcome) => setOutcomeState((draft.outcome = value));
   const info = useInfo();
   const single = useSubmitTx();
   const pack = useSubmitPackage();
@@ -71,7 +94,7 @@ export function SubmitPanel() {
       }
     } catch (error) {
       if (isPackage) notify.error('Package submission failed!');
-      setOutcome({ kind: 'failed', message: failureText(error) });
+      setOutcome({ kind: 'failed', message: failureText(error), confirmed: confirmedOf(error) });
     }
   }
 
@@ -83,6 +106,10 @@ export function SubmitPanel() {
         ) : info.data ? (
           <>
             Current minimum fee rate: <strong>{feeRateUp(info.data.fee_rate)} sat/vB</strong>
+            <span className="hint">
+              {' '}
+              The least a transaction must pay to be accepted into the pool's mempool. Its status page then shows the rate to beat for the next block.
+            </span>
           </>
         ) : (
           'Loading the current minimum fee rate...'
@@ -106,16 +133,17 @@ export function SubmitPanel() {
         Client code (optional)
       </label>
       <input id="client-code" className="client-code" autoComplete="off" value={clientCode} onChange={(e) => setClientCode(e.target.value)} />
-      {parsed && <ParseSummary parsed={parsed} />}
+      {parsed && <ParseSummary parsed={parsed} network={info.data?.network} />}
       <div className="submit-row">
         <button type="submit" className="button primary" disabled={items.length === 0 || submitting}>
           {submitting ? 'Submitting...' : isPackage ? 'SUBMIT PACKAGE' : 'SUBMIT'}
         </button>
-        {isPackage && <span className="mode">Package of {items.length} transactions</span>}
+        {isPackage && <span className="mode">{packageLabel(items.length)}</span>}
       </div>
       {outcome?.kind === 'failed' && (
         <div className="outcome failed" role="alert">
-          <strong>Submission failed.</strong> {outcome.message}
+          <strong>Submission failed.</strong>{' '}
+          {outcome.confirmed ? <AlreadyConfirmed confirmed={outcome.confirmed} message={outcome.message} network={info.data?.network} /> : outcome.message}
         </div>
       )}
       {outcome?.kind === 'accepted' && (
@@ -124,7 +152,7 @@ export function SubmitPanel() {
           <ul>
             {outcome.txids.map((txid) => (
               <li key={txid}>
-                <code className="txid">{txid}</code> <CopyButton text={txid} label={`Copy txid ${txid}`} copiedMessage="Txid copied!" />{' '}
+                <TxidText txid={txid} className="txid" /> <CopyButton text={txid} label={`Copy txid ${txid}`} copiedMessage="Txid copied!" />{' '}
                 <Link to={`/status?txid=${txid}`}>View mining status</Link>
               </li>
             ))}

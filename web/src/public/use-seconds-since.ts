@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react';
 
-/** Whole seconds since `since` (ms), ticking every second. */
-export function useSecondsSince(since: number): number {
+/** Whole seconds since `since` (ms), ticking every second while `ticking` (a final answer does not age). */
+export function useSecondsSince(since: number, ticking = true): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
+    if (!ticking) return;
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, []);
+  }, [ticking]);
   return Math.max(0, Math.floor((now - since) / 1000));
 }
 

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { followThrottled } from '../../lib/throttled-follower.ts';
 import type { MempoolReader } from '../../mempool/mempool-engine.ts';
 import { enqueueJob, wakeJobs } from '../job-queue.ts';
 import { waitingTrackedTxids } from './tracked-records.ts';
@@ -28,12 +29,6 @@ export function followChainEvents(options: ChainEventsOptions): () => void {
   const minIntervalMs = options.minIntervalMs ?? 1_000;
   const maxTracked = options.maxTracked ?? 50_000;
   let lastTip: string | undefined;
-  let checking = false;
-  let again = false;
-  let lastCheck = 0;
-  let timer: NodeJS.Timeout | undefined;
-  // While the node is down every check fails the same way: say so once.
-  let lastError: string | undefined;
 
   async function check(): Promise<void> {
     const state = mempool.feed.current();
@@ -53,44 +48,11 @@ export function followChainEvents(options: ChainEventsOptions): () => void {
     if (woken > 0) wake();
   }
 
-  function run(): void {
-    if (checking) {
-      again = true;
-      return;
-    }
-    const wait = lastCheck + minIntervalMs - Date.now();
-    if (wait > 0) {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        run();
-      }, wait);
-      timer.unref();
-      return;
-    }
-    checking = true;
-    lastCheck = Date.now();
-    check()
-      .then(() => {
-        lastError = undefined;
-      })
-      .catch((error: unknown) => {
-        const message = (error as Error).message;
-        if (message !== lastError) log.warn({ err: message }, 'Matching mempool events with tracked transactions failed');
-        lastError = message;
-      })
-      .finally(() => {
-        checking = false;
-        if (again) {
-          again = false;
-          run();
-        }
-      });
-  }
-
-  const unsubscribe = mempool.feed.subscribe(run);
-  run();
-  return () => {
-    unsubscribe();
-    if (timer) clearTimeout(timer);
-  };
+  return followThrottled({
+    subscribe: (onChange) => mempool.feed.subscribe(onChange),
+    check,
+    minIntervalMs,
+    log,
+    failure: 'Matching mempool events with tracked transactions failed',
+  });
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
+import { queueJobsFrom } from '../job-queue.ts';
 
 /**
  * Where tracking reads and writes: a single transaction's row in
@@ -100,9 +101,7 @@ export async function unconfirmBlock(db: Queryable, blockHash: string): Promise<
           member AS (UPDATE package_tx_outcomes SET ${set} RETURNING txid),
           reopened AS (SELECT txid FROM single UNION ALL SELECT txid FROM member),
           tracked AS (
-            INSERT INTO jobs (kind, key, payload)
-            SELECT 'track', 'track:' || txid, jsonb_build_object('txid', txid) FROM reopened
-            ON CONFLICT (key) WHERE state IN ('queued', 'running') DO NOTHING)
+            ${queueJobsFrom('track', 'reopened', { column: 'txid', field: 'txid' })})
      SELECT txid FROM reopened`,
     [blockHash],
   );
@@ -172,9 +171,7 @@ export async function acceptPending(db: Queryable, txid: string, claim: string |
     `WITH accepted AS (
        UPDATE tx_submissions SET status = 'accepted', claim = NULL, updated_at = now()
        WHERE txid = $1 AND status = 'pending' AND claim IS NOT DISTINCT FROM $2 RETURNING txid)
-     INSERT INTO jobs (kind, key, payload)
-     SELECT 'track', 'track:' || txid, jsonb_build_object('txid', txid) FROM accepted
-     ON CONFLICT (key) WHERE state IN ('queued', 'running') DO NOTHING`,
+     ${queueJobsFrom('track', 'accepted', { column: 'txid', field: 'txid' })}`,
     [txid, claim],
   );
 }

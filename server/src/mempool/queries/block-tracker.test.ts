@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
-import { createBlockTracker } from './block-tracker.ts';
+import { ODDS_COUNTING_NOTE, ODDS_UNIDENTIFIED_NOTE, createBlockTracker } from './block-tracker.ts';
 import { poolRecogniser } from './pool-identity.ts';
 
 /**
@@ -115,4 +115,16 @@ test('a young chain is judged on the blocks it has; without pool settings the od
   assert.equal(tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: [], network: 'regtest' })).last24h, 100);
   const none = tracker.odds(poolRecogniser({ coinbaseTag: 'NeverMined', payoutAddresses: [], network: 'regtest' }));
   assert.deepEqual([none.last24h, none.last7d, none.expectedNextBlockSeconds], [0, 0, null]);
+});
+
+test('odds that are unknown say why: blank pool identification on a real network, or blocks still being counted', async () => {
+  const chain = fakeChain();
+  const tip = chain.extend(200, () => 'pool');
+  const tracker = createBlockTracker({ rpc: chain.rpc, log: quiet });
+  assert.equal(tracker.odds(byTag).note, ODDS_COUNTING_NOTE, 'nothing read yet');
+  await tracker.follow(tip);
+  const blank = tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: [], network: 'mainnet' }));
+  assert.equal(blank.note, ODDS_UNIDENTIFIED_NOTE);
+  assert.match(blank.note ?? '', /Pool Coinbase Tag or the Pool Payout Addresses/);
+  assert.equal(tracker.odds(byTag).note, null, 'known odds need no note');
 });

@@ -34,7 +34,15 @@ export interface PoolOdds {
   expectedNextBlockSeconds: number | null;
   /** Newest first. */
   recentBlocks: MinedBlockSummary[];
+  /** Why the odds are unknown (null) when they are; null otherwise. */
+  note: string | null;
 }
+
+/** The odds are unknown because nothing says which blocks are the pool's (pool-identity.ts). */
+export const ODDS_UNIDENTIFIED_NOTE =
+  "Unknown: the pool's blocks cannot be recognised until staff set the Pool Coinbase Tag or the Pool Payout Addresses.";
+/** The odds are unknown because the tracker has not read a day's blocks yet. */
+export const ODDS_COUNTING_NOTE = "Unknown for now: the pool's recent blocks are still being counted.";
 
 export interface BlockTrackerOptions {
   rpc: RpcClient;
@@ -177,7 +185,8 @@ export function createBlockTracker(options: BlockTrackerOptions): BlockTracker {
     odds(recogniser) {
       const recentBlocks = window.slice(0, recentCount).map((b) => ({ height: b.height, hash: b.hash, time: b.time, txCount: b.txCount, ours: recogniser?.(b.coinbase) ?? false }));
       const tip = window[0];
-      if (!recogniser || !tip || !complete) return { last24h: null, last7d: null, expectedNextBlockSeconds: null, recentBlocks };
+      if (!recogniser) return { last24h: null, last7d: null, expectedNextBlockSeconds: null, recentBlocks, note: ODDS_UNIDENTIFIED_NOTE };
+      if (!tip || !complete) return { last24h: null, last7d: null, expectedNextBlockSeconds: null, recentBlocks, note: ODDS_COUNTING_NOTE };
       // A chain younger than a day or a week (regtest) is judged on the blocks it has.
       const last24h = share(recogniser, window.slice(0, Math.min(DAY_BLOCKS, tip.height + 1)));
       const last7d = share(recogniser, window.slice(0, Math.min(WEEK_BLOCKS, tip.height + 1)));
@@ -186,6 +195,7 @@ export function createBlockTracker(options: BlockTrackerOptions): BlockTracker {
         last7d,
         expectedNextBlockSeconds: last24h > 0 ? Math.round(TARGET_BLOCK_SECONDS / (last24h / 100)) : null,
         recentBlocks,
+        note: null,
       };
     },
   };

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Queryable } from '../../db/database.ts';
-import { escapeLike, filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
-import type { AuditListQuery, AuditListResponse, AuditRow } from './audit-logs.schemas.ts';
+import { escapeLike, SqlParams, whereAll, type Page, type PageWindow, type Param } from '../../db/sql.ts';
+import type { AuditListQuery } from './audit-logs.schemas.ts';
 
 /**
  * Reads the audit trail for the staff list (SPEC.md section 7, /rest-api/audits/list).
@@ -18,7 +18,7 @@ import type { AuditListQuery, AuditListResponse, AuditRow } from './audit-logs.s
  * and are counted on audit_logs itself, through their indexes.
  */
 
-interface AuditLogRecord {
+export interface AuditLogRecord {
   id: number;
   ip_address: string | null;
   endpoint: string | null;
@@ -35,6 +35,21 @@ interface AuditLogRecord {
   discount_percentage: number | null;
 }
 
+/** The list's filters, parsed (audit-logs.service.ts reads them from a query); text trimmed, blank meaning none. */
+export interface AuditFilters {
+  /** An IP address (looked up exactly) or a part of an endpoint (see ipOrEndpoint). */
+  ipOrEndpoint?: string | undefined;
+  clientCode?: string | undefined;
+  method?: Exclude<AuditListQuery['method'], 'All'> | undefined;
+  isSuccess?: boolean | undefined;
+  sourceType?: AuditListQuery['source_type'];
+  /** Inclusive. */
+  from?: Date | undefined;
+  /** Exclusive. */
+  toExclusive?: Date | undefined;
+}
+
+/** The filters as SQL conditions, split by whether audit_log_counts can count them. */
 interface Filters {
   /** Conditions on columns audit_log_counts counts by: endpoint, http_method, source_type, is_success. */
   counted: string[];
@@ -42,8 +57,8 @@ interface Filters {
   uncounted: string[];
   params: unknown[];
   /** Inclusive. */
-  from?: Date;
-  toExclusive?: Date;
+  from?: Date | undefined;
+  toExclusive?: Date | undefined;
 }
 
 interface DayCount {
@@ -77,7 +92,7 @@ interface Slice {
  * table for every search; an IP address inside an endpoint path is not
  * something the portal's routes produce.
  */
-function ipOrEndpoint(term: string, param: (value: unknown) => string): string {
+function ipOrEndpoint(term: string, param: Param): string {
   switch (isIP(term)) {
     case 4:
       return `ip_address IN (${param(term)}, ${param(`::ffff:${term}`)})`;
@@ -89,45 +104,32 @@ function ipOrEndpoint(term: string, param: (value: unknown) => string): string {
   }
 }
 
-function auditFilters(query: AuditListQuery): Filters {
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+function auditConditions(filters: AuditFilters): Filters {
+  const { param, values } = new SqlParams();
   const counted: string[] = [];
   const uncounted: string[] = [];
 
-  const term = filterText(query.ip_or_endpoint);
+  const term = filters.ipOrEndpoint;
   if (term !== undefined) (isIP(term) ? uncounted : counted).push(ipOrEndpoint(term, param));
 
-  const clientCode = filterText(query.client_code);
-  if (clientCode !== undefined) uncounted.push(`client_code = ${param(clientCode)}`);
+  if (filters.clientCode !== undefined) uncounted.push(`client_code = ${param(filters.clientCode)}`);
 
-  if (query.method !== undefined && query.method !== 'All') counted.push(`http_method = ${param(query.method)}`);
+  if (filters.method !== undefined) counted.push(`http_method = ${param(filters.method)}`);
 
   // Written out rather than `is_success = $n`, so that the planner can match
   // NOT is_success against the partial index audit_logs_failures_idx.
-  if (query.is_success === true) counted.push('is_success');
-  if (query.is_success === false) counted.push('NOT is_success');
+  if (filters.isSuccess === true) counted.push('is_success');
+  if (filters.isSuccess === false) counted.push('NOT is_success');
 
-  if (query.source_type !== undefined) counted.push(`source_type = ${param(query.source_type)}`);
+  if (filters.sourceType !== undefined) counted.push(`source_type = ${param(filters.sourceType)}`);
 
-  return { counted, uncounted, params, ...parseDateRange(query) };
+  return { counted, uncounted, params: values, from: filters.from, toExclusive: filters.toExclusive };
 }
 
-const whereAll = (conditions: string[]) => (conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '');
-
-/** The filters' parameters, and a function that appends one more and returns its placeholder. */
-function withParams(filters: Filters): { params: unknown[]; param: (value: unknown) => string } {
-  const params = [...filters.params];
-  return {
-    params,
-    param: (value) => {
-      params.push(value);
-      return `$${params.length}`;
-    },
-  };
+/** The conditions' parameters, and a function that appends one more and returns its placeholder. */
+function withParams(filters: Filters): { params: unknown[]; param: Param } {
+  const sql = new SqlParams(filters.params);
+  return { params: sql.values, param: sql.param };
 }
 
 const DAY_MS = 86_400_000;
@@ -243,37 +245,10 @@ async function pageRows(db: Queryable, filters: Filters, slice: Slice, limit: nu
   return rows;
 }
 
-function toRow(record: AuditLogRecord): AuditRow {
-  return {
-    id: record.id,
-    ip_address: record.ip_address,
-    endpoint: record.endpoint,
-    http_method: record.http_method,
-    client_code: record.client_code,
-    // The LEFT JOIN found no discount code when client_name is null (clients.name is NOT NULL).
-    client_code_info:
-      record.client_name === null || record.discount_percentage === null
-        ? null
-        : { client_name: record.client_name, discount_percentage: record.discount_percentage },
-    request_at: record.request_at.toISOString(),
-    request_payload: record.request_payload,
-    response_payload: record.response_payload,
-    response_time: record.response_time_ms,
-    error_message: record.error_message,
-    source_type: record.source_type,
-    is_success: record.is_success,
-  };
-}
-
 /** One page of the audit trail, newest first, with the totals over all pages. */
-export async function listAuditLogs(db: Queryable, query: AuditListQuery): Promise<AuditListResponse> {
-  const filters = auditFilters(query);
-  const { limit, offset } = pageWindow(query);
-  const answer = (records: AuditLogRecord[], total: number): AuditListResponse => ({
-    result: records.map(toRow),
-    total_pages: totalPages(total, limit),
-    total_records: total,
-  });
+export async function listAuditLogs(db: Queryable, auditFilters: AuditFilters, { limit, offset }: PageWindow): Promise<Page<AuditLogRecord>> {
+  const filters = auditConditions(auditFilters);
+  const answer = (records: AuditLogRecord[], total: number): Page<AuditLogRecord> => ({ records, total });
   if (filters.uncounted.length > 0) {
     const [total, records] = await Promise.all([
       countRows(db, filters),

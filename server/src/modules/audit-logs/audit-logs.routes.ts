@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createAuditChainVerifier, type ChainVerification } from '../../audit/audit-chain.ts';
-import type { Queryable } from '../../db/database.ts';
+import type { ChainVerification } from '../../audit/audit-chain.ts';
 import { ApiError, ErrorResponse } from '../../http/errors.ts';
-import { listAuditLogs } from './audit-logs.repository.ts';
 import { AuditListQuery, AuditListResponse, AuditVerifyQuery, AuditVerifyResponse } from './audit-logs.schemas.ts';
+import type { AuditLogService } from './audit-logs.service.ts';
 
 /**
  * The audit trail for any signed-in staff member (SPEC.md section 2, Logs).
  * A factory rather than plugin options because the staff scope registers its
  * view routes as plain plugins.
  */
-export function auditLogRoutes(db: Queryable): FastifyPluginAsyncTypebox {
+export function auditLogRoutes(service: AuditLogService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/audits/list', {
       schema: {
@@ -20,7 +19,7 @@ export function auditLogRoutes(db: Queryable): FastifyPluginAsyncTypebox {
         querystring: AuditListQuery,
         response: { 200: AuditListResponse, 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse },
       },
-    }, (request) => listAuditLogs(db, request.query));
+    }, (request) => service.list(request.query));
   };
 }
 
@@ -36,8 +35,7 @@ function verifyAnswer(result: ChainVerification): AuditVerifyResponse {
  * with an anchor (a head_id and head_hash noted earlier) whether the chain
  * up to it was recomputed. No route changes or deletes audit rows.
  */
-export function auditAdminRoutes(db: Queryable): FastifyPluginAsyncTypebox {
-  const verifier = createAuditChainVerifier(db);
+export function auditAdminRoutes(service: AuditLogService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/audits/verify', {
       schema: {
@@ -51,7 +49,7 @@ export function auditAdminRoutes(db: Queryable): FastifyPluginAsyncTypebox {
       const { anchor_id: id, anchor_hash: hash } = request.query;
       if ((id === undefined) !== (hash === undefined)) throw new ApiError(400, 'anchor_id and anchor_hash go together: a head_id and the head_hash an earlier verification answered with it.');
       void reply.header('cache-control', 'no-store');
-      return verifyAnswer(await verifier.verify(id === undefined || hash === undefined ? undefined : { id, hash }));
+      return verifyAnswer(await service.verify(id === undefined || hash === undefined ? undefined : { id, hash }));
     });
   };
 }

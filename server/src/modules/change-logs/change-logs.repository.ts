@@ -1,14 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
-import { escapeLike, filterText, pageWindow, totalPages } from '../../http/list-query.ts';
-import type {
-  ChangeAction,
-  ClientLogListQuery,
-  ClientLogListResponse,
-  DiscountLogListQuery,
-  DiscountLogListResponse,
-  SettingLogListQuery,
-  SettingLogListResponse,
-} from './change-logs.schemas.ts';
+import { escapeLike, SqlParams, startsWith, whereAll, type Page, type PageWindow } from '../../db/sql.ts';
+import type { ChangeAction } from './change-logs.schemas.ts';
 
 /**
  * The change logs of settings, discount codes and clients (migration
@@ -17,6 +9,19 @@ import type {
  */
 
 export type LoggedValues = Record<string, string | number | boolean | null>;
+
+/**
+ * Who made a change: the username the token names them by, and their email
+ * when the token has one (an identity provider's; a local account has none).
+ * The Logs tabs show and match the email, the username beside it.
+ */
+export interface ChangeActor {
+  username: string;
+  email?: string | undefined;
+}
+
+/** A service's caller as given: the actor, or (older callers, tests) a bare username. */
+export const actorOf = (who: string | ChangeActor): ChangeActor => (typeof who === 'string' ? { username: who } : who);
 
 const json = (values: LoggedValues | null): string | null => (values === null ? null : JSON.stringify(values));
 
@@ -28,34 +33,34 @@ async function insertOne(tx: Queryable, sql: string, params: unknown[]): Promise
 
 export async function logSettingChange(
   tx: Queryable,
-  entry: { settingId: number; item: string; username: string; previousValue: string; updatedValue: string },
+  entry: { settingId: number; item: string; username: string; email?: string | undefined; previousValue: string; updatedValue: string },
 ): Promise<void> {
   await insertOne(
     tx,
-    'INSERT INTO setting_logs (setting_id, item, username, previous_value, updated_value) VALUES ($1, $2, $3, $4, $5)',
-    [entry.settingId, entry.item, entry.username, entry.previousValue, entry.updatedValue],
+    'INSERT INTO setting_logs (setting_id, item, username, email, previous_value, updated_value) VALUES ($1, $2, $3, $4, $5, $6)',
+    [entry.settingId, entry.item, entry.username, entry.email ?? null, entry.previousValue, entry.updatedValue],
   );
 }
 
 export async function logDiscountChange(
   tx: Queryable,
-  entry: { username: string; action: ChangeAction; clientCode: string; previous: LoggedValues | null; updated: LoggedValues | null },
+  entry: { username: string; email?: string | undefined; action: ChangeAction; clientCode: string; previous: LoggedValues | null; updated: LoggedValues | null },
 ): Promise<void> {
   await insertOne(
     tx,
-    'INSERT INTO discount_logs (username, action, client_code, previous_values, updated_values) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)',
-    [entry.username, entry.action, entry.clientCode, json(entry.previous), json(entry.updated)],
+    'INSERT INTO discount_logs (username, email, action, client_code, previous_values, updated_values) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)',
+    [entry.username, entry.email ?? null, entry.action, entry.clientCode, json(entry.previous), json(entry.updated)],
   );
 }
 
 export async function logClientChange(
   tx: Queryable,
-  entry: { username: string; action: ChangeAction; clientName: string; previous: LoggedValues | null; updated: LoggedValues | null },
+  entry: { username: string; email?: string | undefined; action: ChangeAction; clientName: string; previous: LoggedValues | null; updated: LoggedValues | null },
 ): Promise<void> {
   await insertOne(
     tx,
-    'INSERT INTO client_logs (username, client_name, action, previous_values, updated_values) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)',
-    [entry.username, entry.clientName, entry.action, json(entry.previous), json(entry.updated)],
+    'INSERT INTO client_logs (username, email, client_name, action, previous_values, updated_values) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)',
+    [entry.username, entry.email ?? null, entry.clientName, entry.action, json(entry.previous), json(entry.updated)],
   );
 }
 
@@ -64,114 +69,119 @@ export async function logClientChange(
 // ties so pages neither repeat nor skip rows), and each filter maps onto an
 // index of 006_change_logs.sql.
 
-class Filters {
-  readonly params: unknown[] = [];
-  readonly #conditions: string[] = [];
-
-  param(value: unknown): string {
-    this.params.push(value);
-    return `$${this.params.length}`;
-  }
-
-  add(condition: string): void {
-    this.#conditions.push(condition);
-  }
-
-  /**
-   * Case-insensitive "starts with" on `column`, served by the
-   * lower(column) text_pattern_ops indexes whatever the database collation.
-   */
-  prefix(column: string, value: string | undefined): void {
-    const text = filterText(value);
-    if (text !== undefined) this.add(`lower(${column}) LIKE lower(${this.param(`${escapeLike(text)}%`)})`);
-  }
-
-  action(value: string | undefined): void {
-    if (value !== undefined && value !== 'All') this.add(`action = ${this.param(value)}`);
-  }
-
-  get where(): string {
-    return this.#conditions.length > 0 ? `WHERE ${this.#conditions.join(' AND ')}` : '';
-  }
+/** Filters every change log has; text already trimmed, blank meaning none (change-logs.service.ts reads them from a query). */
+interface StaffFilter {
+  /** The Email filter: the start of the staff member's email or, for rows without one, their username. */
+  staff?: string | undefined;
 }
 
-async function page<Row>(
-  db: Queryable,
-  table: string,
-  columns: string,
-  orderBy: string,
-  filters: Filters,
-  request: { page?: number | undefined; limit?: number | undefined },
-): Promise<{ result: Row[]; total_pages: number; total_records: number }> {
-  const { limit, offset } = pageWindow(request);
-  const n = filters.params.length;
-  const [count, rows] = await Promise.all([
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM ${table} ${filters.where}`, filters.params),
-    db.query<Row>(`SELECT ${columns} FROM ${table} ${filters.where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filters.params, limit, offset]),
-  ]);
-  const totalRecords = count.rows[0]?.total ?? 0;
-  return { result: rows.rows, total_pages: totalPages(totalRecords, limit), total_records: totalRecords };
+export interface SettingLogFilters extends StaffFilter {
+  /** The setting's item, exactly (setting_logs_item_idx). */
+  item?: string | undefined;
 }
 
-const iso = (date: Date) => date.toISOString();
+export interface DiscountLogFilters extends StaffFilter {
+  /** Exactly, as in the audit list (discount_logs_client_code_idx). */
+  clientCode?: string | undefined;
+  action?: ChangeAction | undefined;
+}
+
+export interface ClientLogFilters extends StaffFilter {
+  /** The start of the client's name. */
+  clientName?: string | undefined;
+  action?: ChangeAction | undefined;
+}
+
+export interface SettingLogRecord {
+  id: number;
+  item: string;
+  username: string;
+  email: string | null;
+  previous_value: string | null;
+  updated_value: string | null;
+  updated_time: Date;
+}
+
+export interface DiscountLogRecord {
+  id: number;
+  username: string;
+  email: string | null;
+  action: ChangeAction;
+  client_code: string | null;
+  previous_values: string | null;
+  updated_values: string | null;
+  action_time: Date;
+}
+
+export interface ClientLogRecord {
+  id: number;
+  username: string;
+  email: string | null;
+  client_name: string | null;
+  action: ChangeAction;
+  previous_values: string | null;
+  updated_values: string | null;
+  timestamp: Date;
+}
 
 /**
- * What staff type in the Name filter, as the item it names: the dashboard
- * sends lowercase snake_case, and 'Fee Rate Floor' (as the table shows it)
- * reads the same.
+ * The conditions every change log shares. The Email filter matches the
+ * staff member's email or, for rows without one (local accounts, rows from
+ * before emails were kept), their username; "starts with", ignoring case,
+ * on the lower(email) and lower(username) indexes.
  */
-export function settingItemFilter(value: string | undefined): string | undefined {
-  const text = filterText(value);
-  return text === undefined ? undefined : text.toLowerCase().replace(/\s+/g, '_');
+function staffConditions(filters: StaffFilter & { action?: ChangeAction | undefined }, param: SqlParams['param']): string[] {
+  const conditions: string[] = [];
+  if (filters.staff !== undefined) {
+    const pattern = param(`${escapeLike(filters.staff)}%`);
+    conditions.push(`(lower(email) LIKE lower(${pattern}) OR lower(username) LIKE lower(${pattern}))`);
+  }
+  if (filters.action !== undefined) conditions.push(`action = ${param(filters.action)}`);
+  return conditions;
 }
 
-export async function listSettingLogs(db: Queryable, query: SettingLogListQuery): Promise<SettingLogListResponse> {
-  const filters = new Filters();
-  const item = settingItemFilter(query.item);
-  // Exact: setting_logs_item_idx (item, updated_time).
-  if (item !== undefined) filters.add(`item = ${filters.param(item)}`);
-  filters.prefix('username', query.username);
-  const res = await page<{ id: number; item: string; username: string; previous_value: string | null; updated_value: string | null; updated_time: Date }>(
-    db,
-    'setting_logs',
-    'id, item, username, previous_value, updated_value, updated_time',
-    'updated_time DESC, id DESC',
-    filters,
-    query,
-  );
-  return { ...res, result: res.result.map((r) => ({ ...r, updated_time: iso(r.updated_time) })) };
+async function page<R>(db: Queryable, table: string, columns: string, orderBy: string, sql: SqlParams, conditions: string[], { limit, offset }: PageWindow): Promise<Page<R>> {
+  const where = whereAll(conditions);
+  const countParams = [...sql.values];
+  const [count, rows] = await Promise.all([
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM ${table} ${where}`, countParams),
+    db.query<R>(`SELECT ${columns} FROM ${table} ${where} ORDER BY ${orderBy} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`, sql.values),
+  ]);
+  return { records: rows.rows, total: count.rows[0]?.total ?? 0 };
 }
 
-export async function listDiscountLogs(db: Queryable, query: DiscountLogListQuery): Promise<DiscountLogListResponse> {
-  const filters = new Filters();
-  const code = filterText(query.client_code);
-  // Exact, as in the audit list: discount_logs_client_code_idx (client_code, action_time).
-  if (code !== undefined) filters.add(`client_code = ${filters.param(code)}`);
-  filters.prefix('username', query.username);
-  filters.action(query.action);
-  const res = await page<{ id: number; username: string; action: ChangeAction; client_code: string | null; previous_values: string | null; updated_values: string | null; action_time: Date }>(
+export function listSettingLogs(db: Queryable, filters: SettingLogFilters, window: PageWindow): Promise<Page<SettingLogRecord>> {
+  const sql = new SqlParams();
+  const conditions = [...(filters.item !== undefined ? [`item = ${sql.param(filters.item)}`] : []), ...staffConditions(filters, sql.param)];
+  return page(db, 'setting_logs', 'id, item, username, email, previous_value, updated_value, updated_time', 'updated_time DESC, id DESC', sql, conditions, window);
+}
+
+export function listDiscountLogs(db: Queryable, filters: DiscountLogFilters, window: PageWindow): Promise<Page<DiscountLogRecord>> {
+  const sql = new SqlParams();
+  const conditions = [...(filters.clientCode !== undefined ? [`client_code = ${sql.param(filters.clientCode)}`] : []), ...staffConditions(filters, sql.param)];
+  return page(
     db,
     'discount_logs',
-    'id, username, action, client_code, previous_values::text AS previous_values, updated_values::text AS updated_values, action_time',
+    'id, username, email, action, client_code, previous_values::text AS previous_values, updated_values::text AS updated_values, action_time',
     'action_time DESC, id DESC',
-    filters,
-    query,
+    sql,
+    conditions,
+    window,
   );
-  return { ...res, result: res.result.map((r) => ({ ...r, action_time: iso(r.action_time) })) };
 }
 
-export async function listClientLogs(db: Queryable, query: ClientLogListQuery): Promise<ClientLogListResponse> {
-  const filters = new Filters();
-  filters.prefix('username', query.username);
-  filters.prefix('client_name', query.client_name);
-  filters.action(query.action);
-  const res = await page<{ id: number; username: string; client_name: string | null; action: ChangeAction; previous_values: string | null; updated_values: string | null; timestamp: Date }>(
+export function listClientLogs(db: Queryable, filters: ClientLogFilters, window: PageWindow): Promise<Page<ClientLogRecord>> {
+  const sql = new SqlParams();
+  const conditions = staffConditions(filters, sql.param);
+  // "Starts with", served by the lower(client_name) text_pattern_ops index.
+  if (filters.clientName !== undefined) conditions.push(startsWith('client_name', filters.clientName, sql.param));
+  return page(
     db,
     'client_logs',
-    'id, username, client_name, action, previous_values::text AS previous_values, updated_values::text AS updated_values, timestamp',
+    'id, username, email, client_name, action, previous_values::text AS previous_values, updated_values::text AS updated_values, timestamp',
     'timestamp DESC, id DESC',
-    filters,
-    query,
+    sql,
+    conditions,
+    window,
   );
-  return { ...res, result: res.result.map((r) => ({ ...r, timestamp: iso(r.timestamp) })) };
 }

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Queryable } from '../../db/database.ts';
 import { ErrorResponse } from '../../http/errors.ts';
-import { listClientLogs, listDiscountLogs, listSettingLogs } from './change-logs.repository.ts';
 import {
   ClientLogListQuery,
   ClientLogListResponse,
@@ -10,10 +8,10 @@ import {
   SettingLogListQuery,
   SettingLogListResponse,
 } from './change-logs.schemas.ts';
+import type { ChangeLogService } from './change-logs.service.ts';
 
 /** The Setting, Discount and Client Logs tabs (SPEC.md section 2, Logs): any signed-in staff member. */
-export function changeLogRoutes(deps: { db: Queryable }): FastifyPluginAsyncTypebox {
-  const { db } = deps;
+export function changeLogRoutes(service: ChangeLogService): FastifyPluginAsyncTypebox {
   const errors = { 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse };
   return async (app) => {
     app.get('/setting-logs/list', {
@@ -24,7 +22,7 @@ export function changeLogRoutes(deps: { db: Queryable }): FastifyPluginAsyncType
         querystring: SettingLogListQuery,
         response: { 200: SettingLogListResponse, ...errors },
       },
-    }, (request) => listSettingLogs(db, request.query));
+    }, (request) => service.settings(request.query));
 
     app.get('/discount-logs/list', {
       schema: {
@@ -34,7 +32,7 @@ export function changeLogRoutes(deps: { db: Queryable }): FastifyPluginAsyncType
         querystring: DiscountLogListQuery,
         response: { 200: DiscountLogListResponse, ...errors },
       },
-    }, (request) => listDiscountLogs(db, request.query));
+    }, (request) => service.discounts(request.query));
 
     app.get('/client-logs/list', {
       schema: {
@@ -44,6 +42,6 @@ export function changeLogRoutes(deps: { db: Queryable }): FastifyPluginAsyncType
         querystring: ClientLogListQuery,
         response: { 200: ClientLogListResponse, ...errors },
       },
-    }, (request) => listClientLogs(db, request.query));
+    }, (request) => service.clients(request.query));
   };
 }

@@ -13,7 +13,7 @@ export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const UsernameFilter = Type.Optional(
-  Type.String({ maxLength: 256, description: 'Staff username (shown as Email): names starting with this text, ignoring case. Blank means no filter.' }),
+  Type.String({ maxLength: 256, description: 'The Email filter: staff whose email (or, without one, username) starts with this text, ignoring case. Blank means no filter.' }),
 );
 const ActionFilter = Type.Optional(Type.Enum(['All', ...CHANGE_ACTIONS], { description: "Create, Update or Delete; 'All' or absent means any" }));
 const JsonText = (description: string) =>
@@ -38,6 +38,7 @@ export const SettingLogRow = Type.Object({
   id: Type.Integer(),
   item: Type.String({ description: 'snake_case; shown title-cased' }),
   username: Type.String(),
+  email: Nullable(Type.String({ description: "The staff member's email from their sign-in token; null for a local account and for changes logged before emails were kept" })),
   previous_value: Nullable(Type.String()),
   updated_value: Nullable(Type.String()),
   updated_time: Type.String({ format: 'date-time' }),
@@ -60,6 +61,7 @@ export type DiscountLogListQuery = Static<typeof DiscountLogListQuery>;
 export const DiscountLogRow = Type.Object({
   id: Type.Integer(),
   username: Type.String(),
+  email: Nullable(Type.String({ description: "The staff member's email from their sign-in token; null for a local account and for changes logged before emails were kept" })),
   action: Type.Enum([...CHANGE_ACTIONS]),
   client_code: Nullable(Type.String()),
   previous_values: JsonText('The discount before the change (fields code, client_name, description, discount_percentage, valid_from, valid_until, status)'),
@@ -84,6 +86,7 @@ export type ClientLogListQuery = Static<typeof ClientLogListQuery>;
 export const ClientLogRow = Type.Object({
   id: Type.Integer(),
   username: Type.String(),
+  email: Nullable(Type.String({ description: "The staff member's email from their sign-in token; null for a local account and for changes logged before emails were kept" })),
   client_name: Nullable(Type.String()),
   action: Type.Enum([...CHANGE_ACTIONS]),
   previous_values: JsonText('The client before the change (fields name, email, phone_number, alternate_phone, address, organization_name, organization_email, description)'),

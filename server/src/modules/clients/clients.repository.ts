@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
-import { escapeLike, filterText, pageWindow, totalPages } from '../../http/list-query.ts';
-import type { ClientListQuery, ClientListResponse, ClientRow } from './clients.schemas.ts';
+import { SqlParams, startsWith, whereAll, type Page, type PageWindow } from '../../db/sql.ts';
+import type { ClientRow } from './clients.schemas.ts';
 
 /** The clients table (migration 002_clients_and_discounts.sql). */
 
@@ -33,40 +33,36 @@ const IS_DELETABLE = 'NOT EXISTS (SELECT 1 FROM discount_codes d WHERE d.client_
 
 const ROW_COLUMNS = `c.id, ${CLIENT_FIELDS.map((f) => `c.${f}`).join(', ')}, ${IS_DELETABLE} AS is_deletable`;
 
+/** The list's filters: the start of each field, ignoring case; text already trimmed, blank meaning none (clients.service.ts reads them from a query). */
+export interface ClientFilters {
+  name?: string | undefined;
+  email?: string | undefined;
+  organizationName?: string | undefined;
+}
+
 /**
  * The WHERE clause of the list's filters: lower(col) LIKE lower('text%'),
  * served by the lower(...) text_pattern_ops indexes of migration 002 whatever
  * the database collation, with % _ and \ in the text matching themselves.
  */
-export function clientFilters(query: Pick<ClientListQuery, 'client_name' | 'email' | 'organization_name'>): { where: string; params: unknown[] } {
-  const params: unknown[] = [];
+export function clientFilters(filters: ClientFilters, sql = new SqlParams()): { where: string; params: unknown[] } {
   const conditions: string[] = [];
-  const prefix = (column: string, value: string | undefined) => {
-    const text = filterText(value);
-    if (text === undefined) return;
-    params.push(`${escapeLike(text)}%`);
-    conditions.push(`lower(c.${column}) LIKE lower($${params.length})`);
-  };
-  prefix('name', query.client_name);
-  prefix('email', query.email);
-  prefix('organization_name', query.organization_name);
-  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+  if (filters.name !== undefined) conditions.push(startsWith('c.name', filters.name, sql.param));
+  if (filters.email !== undefined) conditions.push(startsWith('c.email', filters.email, sql.param));
+  if (filters.organizationName !== undefined) conditions.push(startsWith('c.organization_name', filters.organizationName, sql.param));
+  return { where: whereAll(conditions), params: sql.values };
 }
 
-export async function listClients(db: Queryable, query: ClientListQuery): Promise<ClientListResponse> {
-  const { where, params } = clientFilters(query);
-  const { limit, offset } = pageWindow(query);
-  const n = params.length;
+export async function listClients(db: Queryable, filters: ClientFilters, { limit, offset }: PageWindow): Promise<Page<ClientRow>> {
+  const sql = new SqlParams();
+  const { where } = clientFilters(filters, sql);
+  const countParams = [...sql.values];
   const [count, page] = await Promise.all([
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM clients c ${where}`, params),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM clients c ${where}`, countParams),
     // Newest first, in the order of clients_created_at_idx.
-    db.query<ClientRow>(
-      `SELECT ${ROW_COLUMNS} FROM clients c ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...params, limit, offset],
-    ),
+    db.query<ClientRow>(`SELECT ${ROW_COLUMNS} FROM clients c ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`, sql.values),
   ]);
-  const totalRecords = count.rows[0]?.total ?? 0;
-  return { result: page.rows, total_pages: totalPages(totalRecords, limit), total_records: totalRecords };
+  return { records: page.rows, total: count.rows[0]?.total ?? 0 };
 }
 
 /** Every name, sorted ignoring case; byte order after that, so both engines agree whatever their collation. */

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Database } from '../../db/database.ts';
 import { ErrorResponse } from '../../http/errors.ts';
 import { DeletedResponse, IdParams, ValidationErrorResponse } from '../../http/forms.ts';
 import { ClientBody, ClientListQuery, ClientListResponse, ClientNamesResponse, ClientRow } from './clients.schemas.ts';
-import { createClientService, type ClientService } from './clients.service.ts';
+import type { ClientService } from './clients.service.ts';
 
 /**
  * Client Management (SPEC.md sections 2 and 7). Factories rather than plugin
@@ -14,8 +13,7 @@ import { createClientService, type ClientService } from './clients.service.ts';
 
 const security = [{ bearer: [] }];
 
-export function clientViewRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
-  const service = createClientService(deps.db);
+export function clientViewRoutes(service: ClientService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/client/view', {
       schema: {
@@ -29,13 +27,12 @@ export function clientViewRoutes(deps: { db: Database }): FastifyPluginAsyncType
   };
 }
 
-export function clientAdminRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
-  const service: ClientService = createClientService(deps.db);
+export function clientAdminRoutes(service: ClientService): FastifyPluginAsyncTypebox {
   const errors = { 400: ValidationErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 503: ErrorResponse };
   return async (app) => {
     app.post('/client/add', {
       schema: { tags: ['staff'], summary: 'Add a client (administrators)', security, body: ClientBody, response: { 200: ClientRow, ...errors } },
-    }, (request) => service.add(request.body, request.staff!.username));
+    }, (request) => service.add(request.body, request.staff!));
 
     app.post('/client/update/:id', {
       schema: {
@@ -46,7 +43,7 @@ export function clientAdminRoutes(deps: { db: Database }): FastifyPluginAsyncTyp
         body: ClientBody,
         response: { 200: ClientRow, ...errors },
       },
-    }, (request) => service.update(request.params.id, request.body, request.staff!.username));
+    }, (request) => service.update(request.params.id, request.body, request.staff!));
 
     app.delete('/client/delete/:id', {
       schema: {
@@ -56,6 +53,6 @@ export function clientAdminRoutes(deps: { db: Database }): FastifyPluginAsyncTyp
         params: IdParams,
         response: { 200: DeletedResponse, ...errors },
       },
-    }, (request) => service.remove(request.params.id, request.staff!.username));
+    }, (request) => service.remove(request.params.id, request.staff!));
   };
 }

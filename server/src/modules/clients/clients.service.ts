@@ -1,8 +1,9 @@
 import { isDatabaseError, type Database } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { FieldErrors, isEmailAddress, optionalText } from '../../http/forms.ts';
+import { filterText, pageWindow, totalPages } from '../../http/list-query.ts';
 import type { DeletedResponse } from '../../http/forms.ts';
-import { logClientChange } from '../change-logs/change-logs.repository.ts';
+import { actorOf, logClientChange, type ChangeActor } from '../change-logs/change-logs.repository.ts';
 import {
   CLIENT_FIELDS,
   clientNames,
@@ -56,9 +57,9 @@ const snapshot = (fields: ClientFields) => Object.fromEntries(CLIENT_FIELDS.map(
 
 export interface ClientService {
   list(query: ClientListQuery): Promise<ClientListResponse | ClientNamesResponse>;
-  add(body: ClientBody, username: string): Promise<ClientRow>;
-  update(id: number, body: ClientBody, username: string): Promise<ClientRow>;
-  remove(id: number, username: string): Promise<DeletedResponse>;
+  add(body: ClientBody, who: string | ChangeActor): Promise<ClientRow>;
+  update(id: number, body: ClientBody, who: string | ChangeActor): Promise<ClientRow>;
+  remove(id: number, who: string | ChangeActor): Promise<DeletedResponse>;
 }
 
 export function createClientService(db: Database): ClientService {
@@ -83,22 +84,27 @@ export function createClientService(db: Database): ClientService {
   return {
     async list(query) {
       if (query.list_clients !== undefined) return { client_names: await clientNames(db) };
-      return listClients(db, query);
+      const window = pageWindow(query);
+      const filters = { name: filterText(query.client_name), email: filterText(query.email), organizationName: filterText(query.organization_name) };
+      const { records, total } = await listClients(db, filters, window);
+      return { result: records, total_pages: totalPages(total, window.limit), total_records: total };
     },
 
-    async add(body, username) {
+    async add(body, who) {
+      const { username, email } = actorOf(who);
       const fields = validateClient(body);
       const id = await change(fields, () =>
         db.transaction(async (tx) => {
           const created = await insertClient(tx, fields);
-          await logClientChange(tx, { username, action: 'Create', clientName: fields.name, previous: null, updated: snapshot(fields) });
+          await logClientChange(tx, { username, email, action: 'Create', clientName: fields.name, previous: null, updated: snapshot(fields) });
           return created;
         }),
       );
       return row(id);
     },
 
-    async update(id, body, username) {
+    async update(id, body, who) {
+      const { username, email } = actorOf(who);
       const fields = validateClient(body);
       await change(fields, () =>
         db.transaction(async (tx) => {
@@ -107,13 +113,14 @@ export function createClientService(db: Database): ClientService {
           // Saving the form unchanged changes nothing, and logs nothing.
           if (CLIENT_FIELDS.every((f) => previous[f] === fields[f])) return;
           await updateClient(tx, id, fields);
-          await logClientChange(tx, { username, action: 'Update', clientName: fields.name, previous: snapshot(previous), updated: snapshot(fields) });
+          await logClientChange(tx, { username, email, action: 'Update', clientName: fields.name, previous: snapshot(previous), updated: snapshot(fields) });
         }),
       );
       return row(id);
     },
 
-    async remove(id, username) {
+    async remove(id, who) {
+      const { username, email } = actorOf(who);
       const name = await db.transaction(async (tx) => {
         // The row lock makes the check and the delete one step: a discount
         // code being issued to the client meanwhile holds a key-share lock on
@@ -124,7 +131,7 @@ export function createClientService(db: Database): ClientService {
         const codes = await countDiscountCodes(tx, id);
         if (codes > 0) throw new ApiError(409, clientInUseMessage(previous.name, codes));
         await deleteClient(tx, id);
-        await logClientChange(tx, { username, action: 'Delete', clientName: previous.name, previous: snapshot(previous), updated: null });
+        await logClientChange(tx, { username, email, action: 'Delete', clientName: previous.name, previous: snapshot(previous), updated: null });
         return previous.name;
       });
       return { status: 'success', message: `Client '${name}' deleted.` };

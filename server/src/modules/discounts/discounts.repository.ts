@@ -1,10 +1,9 @@
 import type { Queryable } from '../../db/database.ts';
-import { escapeLike, filterText, formatDateTime, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
-import type { DiscountListQuery, DiscountListResponse, DiscountRow } from './discounts.schemas.ts';
+import { SqlParams, startsWith, whereAll, type Page, type PageWindow } from '../../db/sql.ts';
 
 /** The discount_codes table (migration 002_clients_and_discounts.sql). */
 
-interface DiscountRecord {
+export interface DiscountRecord {
   id: number;
   code: string;
   client_id: number;
@@ -33,18 +32,14 @@ const SELECT_ROW = `SELECT d.id, d.code, d.client_id, c.name AS client_name, d.d
        d.valid_from, d.valid_until, d.status, d.created_at
   FROM discount_codes d JOIN clients c ON c.id = d.client_id`;
 
-export function toDiscountRow(r: DiscountRecord): DiscountRow {
-  return {
-    id: r.id,
-    code: r.code,
-    client_name: r.client_name,
-    description: r.description,
-    discount_percentage: r.discount_percentage,
-    valid_from: formatDateTime(r.valid_from),
-    valid_until: formatDateTime(r.valid_until),
-    status: r.status,
-    created_at: r.created_at.toISOString(),
-  };
+/** The list's filters, parsed (discounts.service.ts reads them from a query). */
+export interface DiscountFilters {
+  /** The start of the code, ignoring case. */
+  code?: string | undefined;
+  /** Bounds on created_at: inclusive, and exclusive. */
+  from?: Date | undefined;
+  toExclusive?: Date | undefined;
+  status?: boolean | undefined;
 }
 
 /**
@@ -54,41 +49,34 @@ export function toDiscountRow(r: DiscountRecord): DiscountRow {
  * No index serves it, and none is needed: codes are issued by hand, so the
  * table stays small next to the submission tables.
  */
-export async function listDiscounts(db: Queryable, query: DiscountListQuery): Promise<DiscountListResponse> {
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+export async function listDiscounts(db: Queryable, filters: DiscountFilters, { limit, offset }: PageWindow): Promise<Page<DiscountRecord>> {
+  const sql = new SqlParams();
+  const { param } = sql;
   const conditions: string[] = [];
-  const code = filterText(query.client_code);
-  if (code !== undefined) conditions.push(`lower(code) LIKE lower(${param(`${escapeLike(code)}%`)})`);
-  const { from, toExclusive } = parseDateRange(query);
-  if (from) conditions.push(`created_at >= ${param(from)}`);
-  if (toExclusive) conditions.push(`created_at < ${param(toExclusive)}`);
-  if (query.status === true) conditions.push('status');
-  if (query.status === false) conditions.push('NOT status');
-  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const { limit, offset } = pageWindow(query);
-  const n = params.length;
+  if (filters.code !== undefined) conditions.push(startsWith('code', filters.code, param));
+  if (filters.from) conditions.push(`created_at >= ${param(filters.from)}`);
+  if (filters.toExclusive) conditions.push(`created_at < ${param(filters.toExclusive)}`);
+  if (filters.status === true) conditions.push('status');
+  if (filters.status === false) conditions.push('NOT status');
+  const where = whereAll(conditions);
+  const countParams = [...sql.values];
   const [count, page] = await Promise.all([
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM discount_codes ${where}`, params),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM discount_codes ${where}`, countParams),
     db.query<DiscountRecord>(
       `SELECT p.id, p.code, p.client_id, c.name AS client_name, p.description, p.discount_percentage,
               p.valid_from, p.valid_until, p.status, p.created_at
-         FROM (SELECT * FROM discount_codes ${where} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}) AS p
+         FROM (SELECT * FROM discount_codes ${where} ORDER BY created_at DESC, id DESC LIMIT ${param(limit)} OFFSET ${param(offset)}) AS p
          JOIN clients c ON c.id = p.client_id
         ORDER BY p.created_at DESC, p.id DESC`,
-      [...params, limit, offset],
+      sql.values,
     ),
   ]);
-  const totalRecords = count.rows[0]?.total ?? 0;
-  return { result: page.rows.map(toDiscountRow), total_pages: totalPages(totalRecords, limit), total_records: totalRecords };
+  return { records: page.rows, total: count.rows[0]?.total ?? 0 };
 }
 
-export async function findDiscountRow(db: Queryable, id: number): Promise<DiscountRow | undefined> {
+export async function findDiscount(db: Queryable, id: number): Promise<DiscountRecord | undefined> {
   const { rows } = await db.query<DiscountRecord>(`${SELECT_ROW} WHERE d.id = $1`, [id]);
-  return rows[0] && toDiscountRow(rows[0]);
+  return rows[0];
 }
 
 /** The discount with its client's name, its row locked until the transaction ends. */

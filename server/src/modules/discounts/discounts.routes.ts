@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Database } from '../../db/database.ts';
 import { ErrorResponse } from '../../http/errors.ts';
 import { DeletedResponse, IdParams, ValidationErrorResponse } from '../../http/forms.ts';
-import type { CodeGenerator } from './discount-codes.ts';
 import { DiscountBody, DiscountListQuery, DiscountListResponse, DiscountRow } from './discounts.schemas.ts';
-import { createDiscountService } from './discounts.service.ts';
+import type { DiscountService } from './discounts.service.ts';
 
 /**
  * Discount Management (SPEC.md sections 2 and 7, /rest-api/client-code/*).
@@ -14,8 +12,7 @@ import { createDiscountService } from './discounts.service.ts';
 
 const security = [{ bearer: [] }];
 
-export function discountViewRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
-  const service = createDiscountService(deps.db);
+export function discountViewRoutes(service: DiscountService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/client-code/view', {
       schema: {
@@ -29,8 +26,7 @@ export function discountViewRoutes(deps: { db: Database }): FastifyPluginAsyncTy
   };
 }
 
-export function discountAdminRoutes(deps: { db: Database; generateCode?: CodeGenerator }): FastifyPluginAsyncTypebox {
-  const service = createDiscountService(deps.db, deps.generateCode ? { generateCode: deps.generateCode } : {});
+export function discountAdminRoutes(service: DiscountService): FastifyPluginAsyncTypebox {
   const errors = { 400: ValidationErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse };
   return async (app) => {
     app.post('/client-code/add', {
@@ -41,7 +37,7 @@ export function discountAdminRoutes(deps: { db: Database; generateCode?: CodeGen
         body: DiscountBody,
         response: { 200: DiscountRow, ...errors },
       },
-    }, (request) => service.add(request.body, request.staff!.username));
+    }, (request) => service.add(request.body, request.staff!));
 
     app.post('/client-code/update/:id', {
       schema: {
@@ -52,7 +48,7 @@ export function discountAdminRoutes(deps: { db: Database; generateCode?: CodeGen
         body: DiscountBody,
         response: { 200: DiscountRow, ...errors },
       },
-    }, (request) => service.update(request.params.id, request.body, request.staff!.username));
+    }, (request) => service.update(request.params.id, request.body, request.staff!));
 
     app.delete('/client-code/delete/:id', {
       schema: {
@@ -62,6 +58,6 @@ export function discountAdminRoutes(deps: { db: Database; generateCode?: CodeGen
         params: IdParams,
         response: { 200: DeletedResponse, ...errors },
       },
-    }, (request) => service.remove(request.params.id, request.staff!.username));
+    }, (request) => service.remove(request.params.id, request.staff!));
   };
 }

@@ -1,18 +1,19 @@
 import type { Database, Queryable } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { FieldErrors, optionalText, type DeletedResponse } from '../../http/forms.ts';
-import { formatDateTime, parseFilterDateTime } from '../../http/list-query.ts';
-import { logDiscountChange, type LoggedValues } from '../change-logs/change-logs.repository.ts';
+import { filterText, formatDateTime, pageWindow, parseDateRange, parseFilterDateTime, totalPages } from '../../http/list-query.ts';
+import { actorOf, logDiscountChange, type ChangeActor, type LoggedValues } from '../change-logs/change-logs.repository.ts';
 import { generateClientCode, type CodeGenerator } from './discount-codes.ts';
 import {
   deleteDiscount,
   findClientForCode,
-  findDiscountRow,
+  findDiscount,
   insertDiscount,
   listDiscounts,
   lockDiscount,
   updateDiscount,
   type DiscountFields,
+  type DiscountRecord,
 } from './discounts.repository.ts';
 import type { DiscountBody, DiscountListQuery, DiscountListResponse, DiscountRow } from './discounts.schemas.ts';
 
@@ -112,24 +113,49 @@ const CODE_ATTEMPTS = 5;
 
 export interface DiscountService {
   list(query: DiscountListQuery): Promise<DiscountListResponse>;
-  add(body: DiscountBody, username: string): Promise<DiscountRow>;
-  update(id: number, body: DiscountBody, username: string): Promise<DiscountRow>;
-  remove(id: number, username: string): Promise<DeletedResponse>;
+  add(body: DiscountBody, who: string | ChangeActor): Promise<DiscountRow>;
+  update(id: number, body: DiscountBody, who: string | ChangeActor): Promise<DiscountRow>;
+  remove(id: number, who: string | ChangeActor): Promise<DeletedResponse>;
+}
+
+/** A code as the wire shows it: valid_from and valid_until in the filters' 'yyyy-MM-dd HH:mm:ss' (UTC). */
+export function toDiscountRow(r: DiscountRecord): DiscountRow {
+  return {
+    id: r.id,
+    code: r.code,
+    client_name: r.client_name,
+    description: r.description,
+    discount_percentage: r.discount_percentage,
+    valid_from: formatDateTime(r.valid_from),
+    valid_until: formatDateTime(r.valid_until),
+    status: r.status,
+    created_at: r.created_at.toISOString(),
+  };
 }
 
 export function createDiscountService(db: Database, options: { generateCode?: CodeGenerator } = {}): DiscountService {
   const generateCode = options.generateCode ?? generateClientCode;
 
   async function row(id: number): Promise<DiscountRow> {
-    const found = await findDiscountRow(db, id);
+    const found = await findDiscount(db, id);
     if (!found) throw new ApiError(404, discountNotFoundMessage(id));
-    return found;
+    return toDiscountRow(found);
   }
 
   return {
-    list: (query) => listDiscounts(db, query),
+    /**
+     * One page of codes, newest first. from_date and to_date bound created_at,
+     * the Created At column; the code filter is a case-insensitive prefix:
+     * staff paste or start typing a code in any case.
+     */
+    async list(query) {
+      const window = pageWindow(query);
+      const { records, total } = await listDiscounts(db, { code: filterText(query.client_code), status: query.status, ...parseDateRange(query) }, window);
+      return { result: records.map(toDiscountRow), total_pages: totalPages(total, window.limit), total_records: total };
+    },
 
-    async add(body, username) {
+    async add(body, who) {
+      const { username, email } = actorOf(who);
       const input = validateDiscount(body);
       const id = await db.transaction(async (tx) => {
         // A new discount starts active (SPEC.md section 4) unless the form says otherwise.
@@ -138,7 +164,7 @@ export function createDiscountService(db: Database, options: { generateCode?: Co
           const code = generateCode();
           const created = await insertDiscount(tx, code, fields);
           if (created === undefined) continue;
-          await logDiscountChange(tx, { username, action: 'Create', clientCode: code, previous: null, updated: snapshot(code, input.clientName, fields) });
+          await logDiscountChange(tx, { username, email, action: 'Create', clientCode: code, previous: null, updated: snapshot(code, input.clientName, fields) });
           return created;
         }
         throw new Error(`No unused client code after ${CODE_ATTEMPTS} attempts: is the code generator random?`);
@@ -146,7 +172,8 @@ export function createDiscountService(db: Database, options: { generateCode?: Co
       return row(id);
     },
 
-    async update(id, body, username) {
+    async update(id, body, who) {
+      const { username, email } = actorOf(who);
       const input = validateDiscount(body);
       await db.transaction(async (tx) => {
         const previous = await lockDiscount(tx, id);
@@ -157,19 +184,20 @@ export function createDiscountService(db: Database, options: { generateCode?: Co
         // Saving the form unchanged changes nothing, and logs nothing.
         if (JSON.stringify(before) === JSON.stringify(after)) return;
         await updateDiscount(tx, id, fields);
-        await logDiscountChange(tx, { username, action: 'Update', clientCode: previous.code, previous: before, updated: after });
+        await logDiscountChange(tx, { username, email, action: 'Update', clientCode: previous.code, previous: before, updated: after });
       });
       return row(id);
     },
 
-    async remove(id, username) {
+    async remove(id, who) {
+      const { username, email } = actorOf(who);
       const code = await db.transaction(async (tx) => {
         const previous = await lockDiscount(tx, id);
         if (!previous) throw new ApiError(404, discountNotFoundMessage(id));
         // Submissions that used the code keep their client_code text; their
         // discount_code_id becomes null (ON DELETE SET NULL).
         await deleteDiscount(tx, id);
-        await logDiscountChange(tx, { username, action: 'Delete', clientCode: previous.code, previous: snapshot(previous.code, previous.clientName, previous), updated: null });
+        await logDiscountChange(tx, { username, email, action: 'Delete', clientCode: previous.code, previous: snapshot(previous.code, previous.clientName, previous), updated: null });
         return previous.code;
       });
       return { status: 'success', message: `Client code ${code} deleted.` };

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
-import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
-import { DEFAULT_TX_STATUS, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type TxStatus } from './failed-txs.schemas.ts';
+import { SqlParams, type PageWindow } from '../../db/sql.ts';
+import type { TxStatus } from './failed-txs.schemas.ts';
 
 /**
  * Reads the failed_txs table (migration 004_failed_txs.sql) for the staff
@@ -12,7 +12,7 @@ import { DEFAULT_TX_STATUS, type FailedTxListQuery, type FailedTxListResponse, t
  * failed_txs_client_code_idx first.
  */
 
-interface FailedTxRecord {
+export interface FailedTxRecord {
   id: number;
   txid: string;
   tx_hex: string;
@@ -24,36 +24,25 @@ interface FailedTxRecord {
   status: TxStatus;
 }
 
-function failedTxFilters(query: FailedTxListQuery): { where: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const conditions = [`status = ${param(query.tx_status ?? DEFAULT_TX_STATUS)}`];
-  // Txids are stored as the node reports them, in lower-case hex.
-  const txid = filterText(query.txid);
-  if (txid !== undefined) conditions.push(`txid = ${param(txid.toLowerCase())}`);
-  const clientCode = filterText(query.client_code);
-  if (clientCode !== undefined) conditions.push(`client_code = ${param(clientCode)}`);
-  const { from, toExclusive } = parseDateRange(query);
-  if (from) conditions.push(`created_at >= ${param(from)}`);
-  if (toExclusive) conditions.push(`created_at < ${param(toExclusive)}`);
-  return { where: `WHERE ${conditions.join(' AND ')}`, params };
+/** The list's filters, parsed (failed-txs.service.ts reads them from a query). */
+export interface FailedTxFilters {
+  status: TxStatus;
+  /** Lower-case hex: txids are stored as the node reports them. */
+  txid?: string | undefined;
+  clientCode?: string | undefined;
+  /** Inclusive. */
+  from?: Date | undefined;
+  /** Exclusive. */
+  toExclusive?: Date | undefined;
 }
 
-function toRow(r: FailedTxRecord): FailedTxRow {
-  return {
-    id: r.id,
-    txid: r.txid,
-    tx_hex: r.tx_hex,
-    client_code: r.client_code,
-    timestamp: r.created_at.toISOString(),
-    errors: r.errors,
-    submission_type: r.submission_type,
-    attempts: r.attempts,
-    status: r.status,
-  };
+function conditions(filters: FailedTxFilters, param: SqlParams['param']): string {
+  const where = [`status = ${param(filters.status)}`];
+  if (filters.txid !== undefined) where.push(`txid = ${param(filters.txid)}`);
+  if (filters.clientCode !== undefined) where.push(`client_code = ${param(filters.clientCode)}`);
+  if (filters.from) where.push(`created_at >= ${param(filters.from)}`);
+  if (filters.toExclusive) where.push(`created_at < ${param(filters.toExclusive)}`);
+  return `WHERE ${where.join(' AND ')}`;
 }
 
 /**
@@ -63,20 +52,20 @@ function toRow(r: FailedTxRecord): FailedTxRow {
  * the filters so that a row retried in between is left out rather than
  * shown under a status it no longer has.
  */
-export async function listFailedTxs(db: Queryable, query: FailedTxListQuery): Promise<FailedTxListResponse> {
-  const { where, params } = failedTxFilters(query);
-  const { limit, offset } = pageWindow(query);
-  const { rows: matching } = await db.query<{ id: number }>(`SELECT id FROM failed_txs ${where} ORDER BY created_at DESC, id DESC`, params);
+export async function listFailedTxs(db: Queryable, filters: FailedTxFilters, { limit, offset }: PageWindow): Promise<{ records: FailedTxRecord[]; ids: number[] }> {
+  const sql = new SqlParams();
+  const where = conditions(filters, sql.param);
+  const { rows: matching } = await db.query<{ id: number }>(`SELECT id FROM failed_txs ${where} ORDER BY created_at DESC, id DESC`, sql.values);
   const ids = matching.map((r) => r.id);
   const pageIds = ids.slice(offset, offset + limit);
   let rows: FailedTxRecord[] = [];
   if (pageIds.length > 0) {
     ({ rows } = await db.query<FailedTxRecord>(
       `SELECT id, txid, tx_hex, client_code, created_at, errors, submission_type, attempts, status
-         FROM failed_txs ${where} AND id = ANY($${params.length + 1}::bigint[])
+         FROM failed_txs ${where} AND id = ANY(${sql.param(pageIds)}::bigint[])
         ORDER BY created_at DESC, id DESC`,
-      [...params, pageIds],
+      sql.values,
     ));
   }
-  return { result: rows.map(toRow), total_pages: totalPages(ids.length, limit), total_records: ids.length, ids };
+  return { records: rows, ids };
 }

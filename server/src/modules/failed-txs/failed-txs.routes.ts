@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Database } from '../../db/database.ts';
 import { ErrorResponse } from '../../http/errors.ts';
 import { FailedTxListQuery, FailedTxListResponse, RetryBody, RetryResponse } from './failed-txs.schemas.ts';
-import { createFailedTxService } from './failed-txs.service.ts';
+import type { FailedTxService } from './failed-txs.service.ts';
 
 /**
  * Failed Transactions (SPEC.md sections 2 and 7). Factories rather than
@@ -12,8 +11,7 @@ import { createFailedTxService } from './failed-txs.service.ts';
 
 const security = [{ bearer: [] }];
 
-export function failedTxViewRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
-  const service = createFailedTxService(deps.db);
+export function failedTxViewRoutes(service: FailedTxService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/txs/view', {
       schema: {
@@ -27,8 +25,7 @@ export function failedTxViewRoutes(deps: { db: Database }): FastifyPluginAsyncTy
   };
 }
 
-export function failedTxAdminRoutes(deps: { db: Database }): FastifyPluginAsyncTypebox {
-  const service = createFailedTxService(deps.db);
+export function failedTxAdminRoutes(service: FailedTxService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/retry-txs/update', {
       schema: {

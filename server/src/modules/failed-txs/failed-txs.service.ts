@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.ts';
-import { listFailedTxs } from './failed-txs.repository.ts';
-import { RETRY_SUCCESS_MESSAGE, type FailedTxListQuery, type FailedTxListResponse, type RetryResponse } from './failed-txs.schemas.ts';
+import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
+import { listFailedTxs, type FailedTxFilters, type FailedTxRecord } from './failed-txs.repository.ts';
+import { DEFAULT_TX_STATUS, RETRY_SUCCESS_MESSAGE, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type RetryResponse } from './failed-txs.schemas.ts';
 import { queueRetries } from './retry-queue.ts';
 
 /**
@@ -14,9 +15,38 @@ export interface FailedTxService {
   retry(ids: readonly number[]): Promise<RetryResponse>;
 }
 
+/** The filters of a query; bad dates and an inverted range are 400s (parseDateRange). */
+function failedTxFilters(query: FailedTxListQuery): FailedTxFilters {
+  return {
+    status: query.tx_status ?? DEFAULT_TX_STATUS,
+    // Txids are stored as the node reports them, in lower-case hex.
+    txid: filterText(query.txid)?.toLowerCase(),
+    clientCode: filterText(query.client_code),
+    ...parseDateRange(query),
+  };
+}
+
+function toRow(r: FailedTxRecord): FailedTxRow {
+  return {
+    id: r.id,
+    txid: r.txid,
+    tx_hex: r.tx_hex,
+    client_code: r.client_code,
+    timestamp: r.created_at.toISOString(),
+    errors: r.errors,
+    submission_type: r.submission_type,
+    attempts: r.attempts,
+    status: r.status,
+  };
+}
+
 export function createFailedTxService(db: Database): FailedTxService {
   return {
-    list: (query) => listFailedTxs(db, query),
+    async list(query) {
+      const window = pageWindow(query);
+      const { records, ids } = await listFailedTxs(db, failedTxFilters(query), window);
+      return { result: records.map(toRow), total_pages: totalPages(ids.length, window.limit), total_records: ids.length, ids };
+    },
     async retry(ids) {
       const { queuedIds, skipped } = await queueRetries(db, ids);
       return { status: 'success', message: RETRY_SUCCESS_MESSAGE, queued: queuedIds.length, skipped };

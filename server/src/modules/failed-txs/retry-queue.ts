@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
+import { queueJobsFrom } from '../../jobs/job-queue.ts';
 
 /**
  * Moves failed transactions into retry (SPEC.md section 4: "Retry moves the
@@ -34,9 +35,7 @@ export async function queueRetries(db: Queryable, ids: readonly number[]): Promi
         WHERE id = ANY($1::bigint[]) AND status IN ('Failed', 'Timeout')
        RETURNING id
      ), queued AS (
-       INSERT INTO jobs (kind, key, payload)
-       SELECT 'retry', 'retry:' || id, jsonb_build_object('failedTxId', id) FROM retried
-       ON CONFLICT DO NOTHING
+       ${queueJobsFrom('retry', 'retried', { column: 'id', field: 'failedTxId' })}
      )
      SELECT id FROM retried ORDER BY id`,
     [distinct],

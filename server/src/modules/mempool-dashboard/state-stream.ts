@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { normalizeIP } from '@fastify/rate-limit';
+import { addressGroup, createSseRegistry, type SseClient, type StreamRefusal } from '../../http/sse-registry.ts';
 import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import type { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 
@@ -33,10 +33,7 @@ export interface StateStreamOptions {
   log: FastifyBaseLogger;
 }
 
-export interface StreamRefusal {
-  statusCode: 429 | 503;
-  message: string;
-}
+export type { StreamRefusal };
 
 export const STREAMS_CLOSING_MESSAGE = 'The server is shutting down. Please reconnect shortly.';
 export const TOO_MANY_STREAMS_MESSAGE = 'Too many live mempool views are open right now. Please try again shortly.';
@@ -50,17 +47,7 @@ export const SSE_HEADERS: OutgoingHttpHeaders = {
   'x-accel-buffering': 'no',
 };
 
-/**
- * What the cap per address counts by: an IPv4 address, or an IPv6 client's
- * /64 (one subscriber's network, which hands out 2^64 addresses), as the
- * public rate limit groups them (@fastify/rate-limit's own grouping).
- */
-const addressGroup = (ip: string) => normalizeIP(ip);
-
-interface Client {
-  res: ServerResponse;
-  /** addressGroup() of its address. */
-  ip: string;
+interface Client extends SseClient {
   /** The state this client last got, so that a state is never sent twice to it. */
   lastSent: MempoolDashboardState | null;
   /** The newest frame not yet written because the socket was congested. */
@@ -107,11 +94,22 @@ export function toWire(state: MempoolDashboardState): MempoolStateResponse {
 
 export function createStateStreams(options: StateStreamOptions): StateStreams {
   const { feed, log } = options;
-  const clients = new Set<Client>();
-  const perIp = new Map<string, number>();
   let unsubscribe: (() => void) | null = null;
-  let heartbeat: ReturnType<typeof setInterval> | null = null;
-  let closing = false;
+  const streams = createSseRegistry<Client>({
+    ...options,
+    messages: { closing: STREAMS_CLOSING_MESSAGE, tooMany: TOO_MANY_STREAMS_MESSAGE, tooManyFromIp: TOO_MANY_STREAMS_FROM_IP_MESSAGE },
+    // The feed is subscribed in attach, before anything is written (a failure there is the route's error).
+    onLast: () => {
+      unsubscribe?.();
+      unsubscribe = null;
+      if (trailing) clearTimeout(trailing);
+      trailing = null;
+      queued = null;
+      framedState = null;
+      frame = '';
+    },
+  });
+  const clients = streams.clients;
 
   // The frame of the latest state, built once however many clients get it.
   let framedState: MempoolDashboardState | null = null;
@@ -153,39 +151,12 @@ export function createStateStreams(options: StateStreamOptions): StateStreams {
     else trailing = setTimeout(broadcast, wait);
   };
 
-  const beat = () => {
-    for (const client of clients) {
-      // A congested socket is not idle; the frame waiting for it will do.
-      if (!client.res.writableNeedDrain) client.res.write(': heartbeat\n\n');
-    }
-  };
-
   const detach = (client: Client) => {
-    if (!clients.delete(client)) return;
-    const left = (perIp.get(client.ip) ?? 1) - 1;
-    if (left > 0) perIp.set(client.ip, left);
-    else perIp.delete(client.ip);
-    if (clients.size === 0) {
-      unsubscribe?.();
-      unsubscribe = null;
-      if (heartbeat) clearInterval(heartbeat);
-      heartbeat = null;
-      if (trailing) clearTimeout(trailing);
-      trailing = null;
-      queued = null;
-      framedState = null;
-      frame = '';
-    }
+    streams.remove(client);
   };
 
   return {
-    refusal(address) {
-      const ip = addressGroup(address);
-      if (closing) return { statusCode: 503, message: STREAMS_CLOSING_MESSAGE };
-      if (clients.size >= options.maxStreams) return { statusCode: 503, message: TOO_MANY_STREAMS_MESSAGE };
-      if ((perIp.get(ip) ?? 0) >= options.maxStreamsPerIp) return { statusCode: 429, message: TOO_MANY_STREAMS_FROM_IP_MESSAGE };
-      return null;
-    },
+    refusal: (address) => streams.refusal(address),
 
     attach(res, address, headers) {
       const ip = addressGroup(address);
@@ -229,23 +200,11 @@ export function createStateStreams(options: StateStreamOptions): StateStreams {
       // The first bytes go out at once, so the browser knows it is connected even before the first state.
       res.write(`retry: ${options.retryMs}\n: connected\n\n`);
 
-      clients.add(client);
-      perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
-      if (heartbeat === null) {
-        heartbeat = setInterval(beat, options.heartbeatMs);
-        // The heartbeat alone must never keep the process alive.
-        heartbeat.unref();
-      }
+      streams.add(client);
       if (current) deliver(client, current);
     },
 
-    closeAll() {
-      closing = true;
-      for (const client of [...clients]) {
-        detach(client);
-        client.res.end();
-      }
-    },
+    closeAll: () => streams.closeAll(),
 
     size: () => clients.size,
   };

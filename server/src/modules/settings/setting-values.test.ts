@@ -2,13 +2,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkSettingValue, VALUE_REQUIRED, type SettingKind } from './setting-values.ts';
 
-const kind = (value_type: SettingKind['value_type'], min_value: number | null = null, max_value: number | null = null): SettingKind => ({ value_type, min_value, max_value });
+const kind = (value_type: SettingKind['value_type'], min_value: number | null = null, max_value: number | null = null): SettingKind => ({ value_type, min_value, max_value, required: true });
 const refused = (k: SettingKind, raw: Parameters<typeof checkSettingValue>[1]) => {
   const checked = checkSettingValue(k, raw);
   return checked.ok ? undefined : checked.message;
 };
 
-test('a blank value is refused for every type', () => {
+test('an optional setting accepts blank, stored as empty text, and still checks a value that is not blank', () => {
+  for (const type of ['text', 'email', 'url'] as const) {
+    for (const raw of ['', '   ', null, undefined]) assert.deepEqual(checkSettingValue({ ...kind(type), required: false }, raw), { ok: true, value: '' }, `${type} ${String(raw)}`);
+  }
+  assert.deepEqual(checkSettingValue({ ...kind('text'), required: false }, ' /Pool/ '), { ok: true, value: '/Pool/' });
+  assert.equal(refused({ ...kind('email'), required: false }, 'nope'), 'Value must be an email address');
+});
+
+test('a blank value is refused for every type of required setting', () => {
   for (const type of ['number', 'boolean', 'text', 'email', 'url'] as const) {
     for (const raw of ['', '   ', null, undefined]) assert.equal(refused(kind(type), raw), VALUE_REQUIRED, `${type} ${String(raw)}`);
   }

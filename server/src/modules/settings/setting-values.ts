@@ -10,6 +10,8 @@ import type { SettingType } from './settings.schemas.ts';
 
 export interface SettingKind {
   value_type: SettingType;
+  /** False for an optional setting (migration 017): blank is then a value, "not set". */
+  required: boolean;
   min_value: number | null;
   max_value: number | null;
 }
@@ -24,7 +26,7 @@ export type CheckedValue = { ok: true; value: string } | { ok: false; message: s
 /** The value to store for `raw`, normalised, or why it is refused. */
 export function checkSettingValue(kind: SettingKind, raw: string | number | boolean | null | undefined): CheckedValue {
   const text = raw === null || raw === undefined ? '' : String(raw).trim();
-  if (text === '') return { ok: false, message: VALUE_REQUIRED };
+  if (text === '') return kind.required ? { ok: false, message: VALUE_REQUIRED } : { ok: true, value: '' };
   switch (kind.value_type) {
     case 'number': {
       const n = Number(text);

@@ -11,12 +11,13 @@ interface SettingRecord {
   value_type: SettingType;
   min_value: number | null;
   max_value: number | null;
+  required: boolean;
   updated_at: Date;
 }
 
 export type LockedSetting = Omit<SettingRecord, 'updated_at'>;
 
-const COLUMNS = 'id, item, value, description, value_type, min_value, max_value, updated_at';
+const COLUMNS = 'id, item, value, description, value_type, min_value, max_value, required, updated_at';
 
 const toRow = (r: SettingRecord): SettingRow => ({ ...r, updated_at: r.updated_at.toISOString() });
 
@@ -30,7 +31,7 @@ export async function listSettings(db: Queryable, ids?: number[]): Promise<Setti
 /** The settings of `ids`, locked until the transaction ends; locked in id order, so two updates cannot deadlock. */
 export async function lockSettings(tx: Queryable, ids: number[]): Promise<Map<number, LockedSetting>> {
   const { rows } = await tx.query<LockedSetting>(
-    'SELECT id, item, value, description, value_type, min_value, max_value FROM settings WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
+    'SELECT id, item, value, description, value_type, min_value, max_value, required FROM settings WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
     [ids],
   );
   return new Map(rows.map((r) => [r.id, r]));

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Database } from '../../db/database.ts';
 import { ErrorResponse } from '../../http/errors.ts';
 import { ValidationErrorResponse } from '../../http/forms.ts';
 import { SettingsResponse, SettingsUpdateBody } from './settings.schemas.ts';
-import { createSettingsService } from './settings.service.ts';
-import type { SettingsStore } from './settings.store.ts';
+import type { SettingsService } from './settings.service.ts';
 
 /**
  * The Settings screen (SPEC.md sections 2 and 7): every staff member sees the
@@ -14,8 +12,7 @@ import type { SettingsStore } from './settings.store.ts';
 
 const security = [{ bearer: [] }];
 
-export function settingsViewRoutes(deps: { db: Database; settings: SettingsStore }): FastifyPluginAsyncTypebox {
-  const service = createSettingsService(deps);
+export function settingsViewRoutes(service: SettingsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/settings/view', {
       schema: {
@@ -29,8 +26,7 @@ export function settingsViewRoutes(deps: { db: Database; settings: SettingsStore
   };
 }
 
-export function settingsAdminRoutes(deps: { db: Database; settings: SettingsStore }): FastifyPluginAsyncTypebox {
-  const service = createSettingsService(deps);
+export function settingsAdminRoutes(service: SettingsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/settings/update', {
       schema: {
@@ -40,6 +36,6 @@ export function settingsAdminRoutes(deps: { db: Database; settings: SettingsStor
         body: SettingsUpdateBody,
         response: { 200: SettingsResponse, 400: ValidationErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse },
       },
-    }, (request) => service.update(request.body, request.staff!.username));
+    }, (request) => service.update(request.body, request.staff!));
   };
 }

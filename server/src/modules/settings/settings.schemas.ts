@@ -18,6 +18,7 @@ export const SettingRow = Type.Object({
   }),
   min_value: Nullable(Type.Number({ description: 'Lowest value allowed, for a number; null: no bound' })),
   max_value: Nullable(Type.Number({ description: 'Highest value allowed, for a number; null: no bound' })),
+  required: Type.Boolean({ description: "False for an optional setting: a blank value is allowed and means 'not set'" }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 export type SettingRow = Static<typeof SettingRow>;
@@ -32,7 +33,7 @@ export const SettingUpdate = Type.Object(
     value: Type.Optional(
       FormValue<string | number | boolean>(
         [Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()],
-        "The new value, required and not blank ('Value is required'), checked against the setting's value_type",
+        "The new value, checked against the setting's value_type; blank only for a setting that is not required ('Value is required'). A value equal to the stored one is always accepted",
       ),
     ),
     description: Type.Optional(Type.String({ maxLength: 1000, description: 'The new description; absent leaves it as it is' })),

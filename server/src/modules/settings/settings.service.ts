@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { FieldErrors } from '../../http/forms.ts';
-import { logSettingChange } from '../change-logs/change-logs.repository.ts';
+import { actorOf, logSettingChange, type ChangeActor } from '../change-logs/change-logs.repository.ts';
 import { checkSettingValue } from './setting-values.ts';
 import { listSettings, lockSettings, updateSetting } from './settings.repository.ts';
 import type { SettingsResponse, SettingsUpdateBody } from './settings.schemas.ts';
@@ -21,7 +21,7 @@ export const itemMismatchMessage = (id: number, item: string, sent: string) =>
 
 export interface SettingsService {
   view(): Promise<SettingsResponse>;
-  update(body: SettingsUpdateBody, username: string): Promise<SettingsResponse>;
+  update(body: SettingsUpdateBody, who: string | ChangeActor): Promise<SettingsResponse>;
 }
 
 export function createSettingsService(deps: { db: Database; settings: SettingsStore }): SettingsService {
@@ -31,7 +31,8 @@ export function createSettingsService(deps: { db: Database; settings: SettingsSt
       return { result: await listSettings(db) };
     },
 
-    async update(body, username) {
+    async update(body, who) {
+      const { username, email } = actorOf(who);
       const ids = body.map((s) => s.id);
       const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
       if (repeated !== undefined) throw new ApiError(400, `Setting ${repeated} is listed more than once.`);
@@ -44,7 +45,9 @@ export function createSettingsService(deps: { db: Database; settings: SettingsSt
           const setting = current.get(sent.id);
           if (!setting) throw new ApiError(404, settingNotFoundMessage(sent.id));
           if (setting.item !== sent.item.trim()) throw new ApiError(400, itemMismatchMessage(sent.id, setting.item, sent.item));
-          const checked = checkSettingValue(setting, sent.value);
+          // Saving a setting unchanged never fails, whatever is stored (a value from before a rule existed, say).
+          const unchanged = sent.value !== undefined && sent.value !== null && String(sent.value).trim() === setting.value;
+          const checked = unchanged ? { ok: true as const, value: setting.value } : checkSettingValue(setting, sent.value);
           if (!checked.ok) {
             errors.add(setting.item, checked.message);
             continue;
@@ -64,7 +67,7 @@ export function createSettingsService(deps: { db: Database; settings: SettingsSt
           await updateSetting(tx, c.id, c.value, c.description);
           // The setting log records values (SPEC.md section 3); a new description alone is not a change of value.
           if (c.value !== c.previous) {
-            await logSettingChange(tx, { settingId: c.id, item: c.item, username, previousValue: c.previous, updatedValue: c.value });
+            await logSettingChange(tx, { settingId: c.id, item: c.item, username, email, previousValue: c.previous, updatedValue: c.value });
           }
         }
       });

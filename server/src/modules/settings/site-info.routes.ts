@@ -7,6 +7,7 @@ const SiteInfoResponse = Type.Object({
   maintenance: Type.Boolean({ description: 'True while submissions are paused: the public pages show the maintenance screen' }),
   contact_email: Type.String({ description: 'Where to ask for custom blocks and special requests' }),
   company_url: Type.String({ description: "The pool operator's website" }),
+  email_notifications: Type.Boolean({ description: 'True when the status page may offer "email me when it is mined" (the portal has SMTP configured)' }),
 });
 
 /**
@@ -16,7 +17,7 @@ const SiteInfoResponse = Type.Object({
  * seconds and costs no query per visitor. A public route: registered in the
  * public scope, whose hook spends the caller's rate-limit budget (app.ts).
  */
-export const siteInfoRoutes: FastifyPluginAsyncTypebox<{ settings: SettingsStore }> = async (app, { settings }) => {
+export const siteInfoRoutes: FastifyPluginAsyncTypebox<{ settings: SettingsStore; emailNotifications: boolean }> = async (app, { settings, emailNotifications }) => {
   app.get('/site-info', {
     schema: {
       tags: ['public'],
@@ -25,6 +26,6 @@ export const siteInfoRoutes: FastifyPluginAsyncTypebox<{ settings: SettingsStore
     },
   }, async () => {
     const current = await settings.get();
-    return { maintenance: current.maintenanceMode, contact_email: current.contactEmail, company_url: current.companyUrl };
+    return { maintenance: current.maintenanceMode, contact_email: current.contactEmail, company_url: current.companyUrl, email_notifications: emailNotifications };
   });
 };

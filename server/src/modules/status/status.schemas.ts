@@ -18,6 +18,36 @@ export const RemovalReason = Type.Union(
   },
 );
 
+export const BumpAdvice = Type.Object({
+  rate_to_beat: Type.Number({ description: 'The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it' }),
+  package: Type.Object({
+    vsize: Type.Integer({ description: 'This transaction and the unconfirmed ancestors the projection counts with it (those not already in the next block)' }),
+    fee: Type.Integer({ description: 'sats (modified fees)' }),
+    ancestors: Type.Integer({ description: 'How many unconfirmed ancestors are counted' }),
+    rate: Type.Number({ description: 'sat/vB' }),
+  }),
+  cpfp: Nullable(Type.Object({
+    output: Type.String({ description: 'txid:vout of the output of this transaction a child would spend (its largest)' }),
+    output_value: Type.Integer({ description: 'sats' }),
+    child_vsize: Type.Integer({ description: 'The child size assumed: one input, one output' }),
+    child_fee: Type.Integer({ description: 'sats the child must pay' }),
+    child_rate: Type.Number({ description: 'sat/vB' }),
+    package_rate: Type.Number({ description: 'The package rate with the child (sat/vB)' }),
+    explanation: Type.String(),
+  }, { description: 'null when no output is large enough to pay for a child' })),
+  rbf: Nullable(Type.Object({
+    fee: Type.Integer({ description: 'sats a replacement of the same vsize must pay at least' }),
+    rate: Type.Number({ description: 'sat/vB' }),
+    vsize: Type.Integer({ description: 'The replacement size assumed: the original\'s' }),
+    replaced_fees: Type.Integer({ description: 'sats paid by the transaction and its descendants, which a replacement evicts' }),
+    bip125_minimum: Type.Integer({ description: 'BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement\'s vsize' }),
+    binding: Type.Union([Type.Literal('bip125'), Type.Literal('rate_to_beat')], { description: 'Which of the two sets the fee' }),
+    explanation: Type.String(),
+  }, { description: 'null when the transaction does not signal replacement (BIP125, itself or inherited)' })),
+  explanation: Type.String(),
+}, { description: 'How to lift a transaction not competitive for the next block; null when it is, or is not in the mempool. The portal builds no transaction.' });
+export type BumpAdvice = Static<typeof BumpAdvice>;
+
 /** The Tx status response of SPEC.md section 3, with the mempool engine's position, rates and the pool's odds. */
 export const StatusResponse = Type.Object({
   transaction: Type.Object({
@@ -50,8 +80,10 @@ export const StatusResponse = Type.Object({
   ),
   last_24h_odds: Nullable(Type.Number({ description: 'Percent of the last 144 blocks mined by the pool' })),
   last_7d_odds: Nullable(Type.Number({ description: 'Percent of the last 1,008 blocks mined by the pool' })),
+  odds_note: Nullable(Type.String({ description: 'Why the odds are unknown (null), e.g. the pool identification settings are blank; null when they are known' })),
   expected_next_block_seconds: Nullable(Type.Number({ description: "Expected wait for the pool's next block: 600 s ÷ its 24-hour share; null when it mined none" })),
   market_rate: Nullable(Type.Number({ description: 'The rate to beat (sat/vB): the lowest package rate in the projected next block when it is full, else the node\'s minimum' })),
   functional_rate: Nullable(Type.Number({ description: 'The package rate (sat/vB, with the unconfirmed ancestors it needs) at which the projection selects it' })),
+  bump: Type.Optional(Nullable(BumpAdvice)),
 });
 export type StatusResponse = Static<typeof StatusResponse>;

@@ -8,6 +8,7 @@ import type { MempoolReader, MempoolTxView, MempoolView } from '../../mempool/me
 import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
 import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
 import { recordedByPortal } from '../submission/portal-records.repository.ts';
+import { createBumpAdvisor } from './bump-advice.ts';
 import { findRemoval, removal } from './removal-finder.ts';
 import { createSizeMemo } from './size-memo.ts';
 import type { StatusResponse } from './status.schemas.ts';
@@ -77,7 +78,7 @@ const unix = (d: Date) => Math.floor(d.getTime() / 1000);
  */
 const SIZE_MEMO_ENTRIES = 10_000;
 
-const poolOddsOf = (odds: PoolOdds) => ({ last_24h_odds: odds.last24h, last_7d_odds: odds.last7d, expected_next_block_seconds: odds.expectedNextBlockSeconds });
+const poolOddsOf = (odds: PoolOdds) => ({ last_24h_odds: odds.last24h, last_7d_odds: odds.last7d, expected_next_block_seconds: odds.expectedNextBlockSeconds, odds_note: odds.note });
 
 export interface StatusDeps {
   db: Queryable;
@@ -89,6 +90,10 @@ export interface StatusDeps {
 export function createStatusService(deps: StatusDeps) {
   const { db, rpc, mempool } = deps;
   const sizes = createSizeMemo(SIZE_MEMO_ENTRIES);
+  const advisor = createBumpAdvisor(rpc);
+
+  /** The bump advice for a transaction the engine projected; null when competitive. */
+  const bumpOf = async (view: MempoolView, tx: MempoolTxView | undefined) => ({ bump: tx?.projected ? await advisor.advise(tx, view) : null });
 
   async function check(rawTxid: string): Promise<StatusResponse> {
     const txid = rawTxid.trim().toLowerCase();
@@ -101,7 +106,7 @@ export function createStatusService(deps: StatusDeps) {
       let tx = knownSize === undefined ? undefined : view.transaction(txid);
       if (tx?.projected && knownSize !== undefined) {
         // Waiting in the mempool, and its size already known: the engine answers alone, with no database or node call.
-        return { ...inMempool(txid, view, tx, undefined, knownSize), ...poolOddsOf(await mempool.odds()) };
+        return { ...inMempool(txid, view, tx, undefined, knownSize), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx)) };
       }
 
       const { known, submission: recorded } = await portalRecord(txid);
@@ -121,7 +126,7 @@ export function createStatusService(deps: StatusDeps) {
       if (tx || entry) {
         const size = recorded?.size ?? (await rawSize(txid));
         if (size !== null) sizes.remember(txid, size);
-        return { ...inMempool(txid, view, tx, entry, size), ...poolOdds };
+        return { ...inMempool(txid, view, tx, entry, size), ...poolOdds, ...(await bumpOf(view, tx)) };
       }
 
       // Not in the mempool: mined, or gone.
@@ -203,7 +208,7 @@ export function createStatusService(deps: StatusDeps) {
     return createHash('sha256').update(once).digest().reverse().toString('hex');
   }
 
-  function minedAnswer(txid: string, mined: { tx: VerboseTx; height: number }, gone: RemovedTx | undefined, recorded: SubmissionRow | undefined, view: MempoolView): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
+  function minedAnswer(txid: string, mined: { tx: VerboseTx; height: number }, gone: RemovedTx | undefined, recorded: SubmissionRow | undefined, view: MempoolView): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds' | 'odds_note'> {
     return {
       transaction: {
         txid,
@@ -223,7 +228,7 @@ export function createStatusService(deps: StatusDeps) {
     };
   }
 
-  function inMempool(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
+  function inMempool(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds' | 'odds_note'> {
     const status = { confirmed: false, block_hash: null, block_height: null, block_time: null };
     if (tx?.projected) {
       return {
@@ -257,7 +262,7 @@ export function createStatusService(deps: StatusDeps) {
     };
   }
 
-  function recordedConfirmed(txid: string, recorded: SubmissionRow, view: MempoolView): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds'> {
+  function recordedConfirmed(txid: string, recorded: SubmissionRow, view: MempoolView): Omit<StatusResponse, 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds' | 'odds_note'> {
     return {
       transaction: {
         txid,

@@ -3,7 +3,10 @@ import { TxDecodeError, type DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { ApiError } from '../../http/errors.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
+import { alreadyConfirmedMessage, confirmationFields, findConfirmation, type Confirmation } from './already-confirmed.ts';
+import { judgeStandard, UNKNOWN } from '../policy/standard-verdict.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { entriesForParse } from './psbt.ts';
 import { notice, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
 import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT } from './submission-rules.ts';
 import type { ParseResponse, ParsedTxItem } from './submission.schemas.ts';
@@ -23,6 +26,8 @@ interface ParsePricing {
   ctx: PricingContext | undefined;
   /** By the decoded transaction itself, not its txid: two copies of one transaction with different witnesses share a txid, not a size. */
   priced: Map<DecodedTx, PricedTx>;
+  /** The transactions whose fee is unknown because they are already mined. */
+  confirmed: Map<DecodedTx, Confirmation>;
   note: string | undefined;
 }
 
@@ -31,12 +36,27 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
   const clientCode = normaliseClientCode(rawClientCode);
   if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
   if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
-  const decoded = await decodeEach(hexes);
-  const txs = decoded.filter((d): d is DecodedTx => !(d instanceof TxDecodeError));
-  const pricing = await priceForParse(service, clientCode, txs);
+  // PSBTs are finalized on the node first; one that cannot be is reported in its row.
+  const entries = await entriesForParse(service.rpc, hexes);
+  const decoded = await decodeEach(entries.map((e) => ('hex' in e ? e.hex : '')));
+  const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
+  // Whether the public network would relay each one: asked beside the pricing, never failing the answer.
+  const [pricing, standard] = await Promise.all([
+    priceForParse(service, clientCode, txs),
+    judgeStandard(
+      { oracle: service.policy, rpc: service.rpc, portalTxids: service.portalTxids },
+      entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
+    ),
+  ]);
 
   const single = hexes.length === 1;
-  const transactions: ParsedTxItem[] = decoded.map((d) => (d instanceof TxDecodeError ? { status: 'error', message: d.message } : parsedItem(d, pricing, single)));
+  const transactions: ParsedTxItem[] = entries.map((entry, i): ParsedTxItem => {
+    if ('error' in entry) return { status: 'error', message: entry.error };
+    const d = decoded[i]!;
+    if (d instanceof TxDecodeError) return { status: 'error', message: d.message };
+    const item = { ...parsedItem(d, pricing, single), standard: standard.get(d) ?? UNKNOWN };
+    return entry.psbt ? { ...item, psbt: { stated_fee: entry.psbt.statedFeeSats } } : item;
+  });
   const failed = transactions.filter((t) => t.status === 'error').length;
   return {
     status: failed === 0 ? 'success' : 'error',
@@ -47,10 +67,16 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
 }
 
 async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[]): Promise<ParsePricing> {
-  const pricing: ParsePricing = { ctx: undefined, priced: new Map(), note: undefined };
+  const pricing: ParsePricing = { ctx: undefined, priced: new Map(), confirmed: new Map(), note: undefined };
   try {
     pricing.ctx = await pricingContext(service, clientCode);
     pricing.priced = new Map((await priceTransactions(service.rpc, txs, service.pricing)).map((p) => [p.tx, p]));
+    // Spent inputs: pasted again after it was mined? Then say where it is.
+    for (const p of pricing.priced.values()) {
+      if (p.fee !== undefined) continue;
+      const found = await findConfirmation(service, p.tx.txid);
+      if (found) pricing.confirmed.set(p.tx, found);
+    }
   } catch (error) {
     if (!(error instanceof RpcError || error instanceof RpcTransportError)) throw error;
     pricing.note = 'The fee could not be checked because the mining node is not reachable right now.';
@@ -59,8 +85,9 @@ async function priceForParse(service: SubmissionContext, clientCode: string | un
 }
 
 /** One decoded transaction as the parse answer lists it; `single`: alone, so priced with its unconfirmed ancestors. */
-function parsedItem(d: DecodedTx, { ctx, priced, note }: ParsePricing, single: boolean): ParsedTxItem {
+function parsedItem(d: DecodedTx, { ctx, priced, confirmed, note }: ParsePricing, single: boolean): ParsedTxItem {
   const p = priced.get(d);
+  const mined = confirmed.get(d);
   const fee = p?.fee;
   const vsize = p?.vsize ?? d.vsize;
   let meets: boolean | null = null;
@@ -71,7 +98,7 @@ function parsedItem(d: DecodedTx, { ctx, priced, note }: ParsePricing, single: b
     meets = functionalClears(own, ancestors, ctx.threshold);
     functional = functionalRate(own, ancestors);
   }
-  const message = note ?? (fee === undefined ? 'Some inputs spend outputs the mining node does not know, so the fee is unknown.' : meets ? 'The fee clears the current minimum.' : FEE_TOO_LOW_MESSAGE);
+  const message = mined ? alreadyConfirmedMessage(mined) : note ?? (fee === undefined ? 'Some inputs spend outputs the mining node does not know, so the fee is unknown.' : meets ? 'The fee clears the current minimum.' : FEE_TOO_LOW_MESSAGE);
   return {
     status: 'success',
     message,
@@ -90,5 +117,6 @@ function parsedItem(d: DecodedTx, { ctx, priced, note }: ParsePricing, single: b
     output_count: d.outputs.length,
     inputs: d.inputs.slice(0, PARSE_LIST_LIMIT).map((i) => ({ txid: i.txid, vout: i.vout, sequence: i.sequence })),
     outputs: d.outputs.slice(0, PARSE_LIST_LIMIT).map((o) => ({ value: o.value, script_pubkey: o.scriptPubKey })),
+    ...(mined ? { confirmed: confirmationFields(mined) } : {}),
   };
 }

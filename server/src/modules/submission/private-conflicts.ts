@@ -1,4 +1,5 @@
 import { RpcError, RpcTransportError, type RpcCall, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import { explainRejectReason } from '../../bitcoin/reject-reasons.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import type { PortalTxids } from './portal-records.repository.ts';
@@ -99,9 +100,13 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
     }
   }
 
-  /** The public reason for the node's refusal of `txs` worded `reason`: the node's, or the generic sentence with the node's for staff. */
+  /**
+   * The public reason for the node's refusal of `txs` worded `reason`: the
+   * node's, in plain words then its own (bitcoin/reject-reasons.ts), or the
+   * generic sentence with the node's for staff.
+   */
   async function publicReason(reason: string, txs: readonly DecodedTx[]): Promise<{ message: string; staffDetail?: string }> {
-    return (await conflictsPrivately(txs, reason)) ? { message: PRIVATE_CONFLICT_MESSAGE, staffDetail: reason } : { message: reason };
+    return (await conflictsPrivately(txs, reason)) ? { message: PRIVATE_CONFLICT_MESSAGE, staffDetail: reason } : { message: explainRejectReason(reason) };
   }
 
   /**

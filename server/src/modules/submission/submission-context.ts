@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { lookupDiscount, type DiscountLookup } from '../discounts/discount-lookup.ts';
 import { thresholdRate } from '../pricing/fee-math.ts';
 import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
+import type { PolicyOracle } from '../policy/policy-oracle.ts';
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
@@ -33,6 +34,8 @@ export interface SubmissionDeps {
   log: Logger;
   /** The node's -bytespersigop, for the sigop-adjusted virtual size. */
   bytesPerSigop: number;
+  /** The standard-policy oracle (modules/policy/); without it every "standard" verdict is "unknown". */
+  policy?: PolicyOracle | undefined;
 }
 
 export interface SubmitOptions {

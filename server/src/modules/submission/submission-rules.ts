@@ -1,3 +1,5 @@
+import { explainRejectReason } from '../../bitcoin/reject-reasons.ts';
+
 /** The limits and the wording of the answers every submission path shares. */
 
 /** Bitcoin Core's MAX_PACKAGE_COUNT (policy/packages.h). */
@@ -12,6 +14,7 @@ export const MAINTENANCE_MESSAGE = 'Submissions are paused for maintenance. Plea
  * one nobody knows, or one of a transaction the node holds but the portal
  * did not record (private until mined, SPEC.md section 1). Not the node's
  * verdict on it: the node knows the second kind, and its checks of amounts
- * and scripts would tell it apart.
+ * and scripts would tell it apart. Worded as the node's missing-inputs
+ * (bitcoin/reject-reasons.ts), which says no more.
  */
-export const MISSING_INPUTS_MESSAGE = 'missing-inputs';
+export const MISSING_INPUTS_MESSAGE = explainRejectReason('missing-inputs');

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
+import { queueJobsFrom } from '../../jobs/job-queue.ts';
 
 /** Rows the public submission flow writes. Everything else about them belongs to the staff modules. */
 
@@ -30,9 +31,7 @@ const submissionValues = (s: NewSubmission) => [
 ];
 
 /** The job that follows an accepted transaction until it is settled (src/jobs/tracking). */
-const TRACK_JOB = (txidSql: string) => `INSERT INTO jobs (kind, key, payload)
-  SELECT 'track', 'track:' || t.txid, jsonb_build_object('txid', t.txid) FROM ${txidSql}
-  ON CONFLICT (key) WHERE state IN ('queued', 'running') DO NOTHING`;
+const TRACK_JOB = (txids: string) => queueJobsFrom('track', txids, { column: 'txid', field: 'txid' });
 
 /**
  * Writes the row while the node is still deciding, as 'pending' under this
@@ -76,7 +75,7 @@ export async function recordSubmission(db: Queryable, s: NewSubmission): Promise
          fee_rate = EXCLUDED.fee_rate, updated_at = now()
        WHERE tx_submissions.status IN ('pending', 'replaced', 'evicted', 'conflicted')
        RETURNING txid)
-     ${TRACK_JOB('recorded t')}`,
+     ${TRACK_JOB('recorded')}`,
     submissionValues(s),
   );
 }
@@ -116,7 +115,7 @@ export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmis
        SELECT unnest(txids) FROM recorded
        ON CONFLICT (txid) DO NOTHING
        RETURNING txid)
-     ${TRACK_JOB('members t')}`,
+     ${TRACK_JOB('members')}`,
     [p.txids, p.packageHash, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg, p.createdAt ?? null],
   );
 }

@@ -5,14 +5,18 @@ import {
   MAX_TX_HEX_CHARS,
   PackageResult,
   ParseResponse,
+  SubmitPackageBody,
   SubmitResponse,
   SubmitTxBody,
   TxHexesBody,
 } from './submission.schemas.ts';
 import { MAX_PACKAGE_COUNT, type SubmissionService } from './submission.service.ts';
+import { acceptedPackageTxids, type WebhookService } from '../notifications/webhooks.service.ts';
 
 export interface SubmissionRoutesOptions {
   service: SubmissionService;
+  /** callback_url and clients' webhooks: subscribed once the node accepted. */
+  webhooks: WebhookService;
   network: string;
 }
 
@@ -24,7 +28,7 @@ const PACKAGE_BODY_LIMIT = MAX_TX_HEX_CHARS + 64 * 1024;
 const errors = { 400: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse };
 
 /** Public routes: registered in the public scope, whose hook spends the caller's rate-limit budget (app.ts). */
-export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, network }) => {
+export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, webhooks, network }) => {
   app.get('/getinfo', {
     schema: { tags: ['public'], summary: 'Chain height, network and the current minimum fee rate', response: { 200: InfoResponse, 503: ErrorResponse } },
   }, () => service.info(network));
@@ -47,15 +51,17 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: SubmitTxBody,
       response: { 200: SubmitResponse, ...errors },
     },
-  }, (request) => service.submitTx(request.body.tx_hex, request.body.client_code));
+  }, ({ body }) =>
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitTx(body.tx_hex, body.client_code), (answer) => [answer.message]));
 
   app.post('/submit-package', {
     bodyLimit: PACKAGE_BODY_LIMIT,
     schema: {
       tags: ['public'],
       summary: `Submit a package of up to ${MAX_PACKAGE_COUNT} transactions, parents first`,
-      body: TxHexesBody,
+      body: SubmitPackageBody,
       response: { 200: PackageResult, ...errors },
     },
-  }, (request) => service.submitPackage(request.body.tx_hexes, request.body.client_code));
+  }, ({ body }) =>
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitPackage(body.tx_hexes, body.client_code), acceptedPackageTxids));
 };

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { StandardVerdict } from '../policy/policy.schemas.ts';
 
 /** Wire shapes of the public submission API (SPEC.md sections 3 and 7). One schema per shape. */
 
@@ -10,25 +11,45 @@ export const MAX_TX_HEX_CHARS = 8_000_000;
  * 8 million characters on the event loop. The route's bodyLimit bounds the
  * size, and the decoder refuses more than MAX_TX_HEX_CHARS with a clear message.
  */
-const TxHex = Type.String({ description: `Raw transaction hex, at most ${MAX_TX_HEX_CHARS.toLocaleString('en-US')} characters` });
+const TxHex = Type.String({ description: `Raw transaction hex, at most ${MAX_TX_HEX_CHARS.toLocaleString('en-US')} characters, or a PSBT (base64, or the hex of its binary form) that the node finalizes` });
 
 const ClientCode = Type.Optional(Type.String({ maxLength: 64, description: 'A client code for a discount' }));
+
+/** Where to send the submission's events (docs/notifications.md). */
+export const CallbackUrl = Type.Optional(
+  Type.String({ maxLength: 2000, description: "https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them" }),
+);
 
 export const SubmitTxBody = Type.Object(
   {
     tx_hex: TxHex,
     client_code: ClientCode,
+    callback_url: CallbackUrl,
   },
   { additionalProperties: false },
 );
 
+const TxHexes = Type.Array(TxHex, { minItems: 1, maxItems: 100, description: 'Raw transaction hexes, parents before children' });
+
 export const TxHexesBody = Type.Object(
   {
-    tx_hexes: Type.Array(TxHex, { minItems: 1, maxItems: 100, description: 'Raw transaction hexes, parents before children' }),
+    tx_hexes: TxHexes,
     client_code: ClientCode,
   },
   { additionalProperties: false },
 );
+
+export const SubmitPackageBody = Type.Object(
+  {
+    tx_hexes: TxHexes,
+    client_code: ClientCode,
+    callback_url: CallbackUrl,
+  },
+  { additionalProperties: false },
+);
+
+/** Present when the request gave a callback_url: shown this once. */
+export const CallbackSecret = Type.Optional(Type.String({ description: "Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer" }));
 
 const Notice = Type.Optional(Type.String({ description: 'Why a client code gave no discount' }));
 
@@ -36,6 +57,7 @@ export const SubmitResponse = Type.Object({
   status: Type.Literal('success'),
   message: Type.String({ description: 'The txid' }),
   notice: Notice,
+  callback_secret: CallbackSecret,
 });
 export type SubmitResponse = Static<typeof SubmitResponse>;
 
@@ -51,6 +73,7 @@ export const PackageResult = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   message: Type.String(),
   notice: Notice,
+  callback_secret: CallbackSecret,
   result: Type.Object(
     {
       package_msg: Type.String(),
@@ -63,6 +86,12 @@ export const PackageResult = Type.Object({
 export type PackageResult = Static<typeof PackageResult>;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A transaction already mined: public, as any block explorer shows it. */
+export const Confirmed = Type.Object(
+  { txid: Type.String(), block_height: Type.Integer(), block_hash: Type.String() },
+  { description: 'The block that already holds this transaction (then nothing is left to submit)' },
+);
 
 export const ParsedTxItem = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
@@ -82,6 +111,14 @@ export const ParsedTxItem = Type.Object({
   output_count: Type.Optional(Type.Integer()),
   inputs: Type.Optional(Type.Array(Type.Object({ txid: Type.String(), vout: Type.Integer(), sequence: Type.Integer() }))),
   outputs: Type.Optional(Type.Array(Type.Object({ value: Type.Integer(), script_pubkey: Type.String() }))),
+  psbt: Type.Optional(
+    Type.Object(
+      { stated_fee: Nullable(Type.Integer({ description: 'sats: the fee the PSBT states (its inputs\' UTXOs minus its outputs); null when it does not carry every UTXO' })) },
+      { description: 'Present when the entry was a PSBT: the node finalized it and this item describes the extracted transaction' },
+    ),
+  ),
+  confirmed: Type.Optional(Confirmed),
+  standard: Type.Optional(StandardVerdict),
 });
 export type ParsedTxItem = Static<typeof ParsedTxItem>;
 

@@ -1,9 +1,11 @@
 import { nodeFailure } from '../../http/errors.ts';
 import { thresholdRate } from '../pricing/fee-math.ts';
+import { checkTx, testMempoolAccept } from './dry-run.ts';
 import { parse } from './parse-txs.ts';
+import { hexForSubmission, packageHexesForSubmission } from './psbt.ts';
 import { submitPackage } from './submit-package.ts';
 import { submitTx } from './submit-tx.ts';
-import { createSubmissionContext, type SubmissionContext, type SubmissionDeps, type SubmitOptions } from './submission-context.ts';
+import { createSubmissionContext, pricingContext, type SubmissionContext, type SubmissionDeps, type SubmitOptions } from './submission-context.ts';
 
 /**
  * Submissions: a transaction (submit-tx.ts), a package (submit-package.ts),
@@ -19,14 +21,31 @@ export type { SubmissionDeps, SubmitOptions } from './submission-context.ts';
 export function createSubmissionService(deps: SubmissionDeps) {
   const service = createSubmissionContext(deps);
   return {
-    submitTx: (rawHex: string, rawClientCode: string | undefined, options?: SubmitOptions) => submitTx(service, rawHex, rawClientCode, options),
-    submitPackage: (rawHexes: string[], rawClientCode: string | undefined, options?: SubmitOptions) => submitPackage(service, rawHexes, rawClientCode, options),
+    // A PSBT is taken wherever a hex is: finalized on the node first (psbt.ts).
+    submitTx: async (rawHex: string, rawClientCode: string | undefined, options?: SubmitOptions) => submitTx(service, await hexForSubmission(service.rpc, rawHex), rawClientCode, options),
+    submitPackage: async (rawHexes: string[], rawClientCode: string | undefined, options?: SubmitOptions) =>
+      submitPackage(service, await packageHexesForSubmission(service.rpc, rawHexes), rawClientCode, options),
     parse: (rawHexes: string[], rawClientCode: string | undefined) => parse(service, rawHexes, rawClientCode),
     info: (network: string) => info(service, network),
+    /** submit-tx's judgement without sending: nothing recorded (dry-run.ts). */
+    checkTx: async (rawHex: string, rawClientCode: string | undefined) => checkTx(service, await hexForSubmission(service.rpc, rawHex), rawClientCode),
+    /** The node's testmempoolaccept for an authorised caller (dry-run.ts). */
+    testMempoolAccept: async (rawHexes: string[], trusted: boolean) => testMempoolAccept(service, await packageHexesForSubmission(service.rpc, rawHexes), trusted),
+    /** What a submission with this client code would be priced with now: the settings, the market, the discount and the threshold. */
+    quote: (rawClientCode: string | undefined) => quote(service, rawClientCode),
   };
 }
 
 export type SubmissionService = ReturnType<typeof createSubmissionService>;
+
+async function quote(service: SubmissionContext, rawClientCode: string | undefined) {
+  try {
+    const current = await service.settings.get();
+    return { settings: current, ...(await pricingContext(service, rawClientCode, current)) };
+  } catch (error) {
+    throw nodeFailure(error);
+  }
+}
 
 /** The block height, network and the fee rate a transaction without a discount must pay now. */
 async function info(service: SubmissionContext, network: string) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { explainRejectReason } from '../../bitcoin/reject-reasons.ts';
 import { RpcCode, RpcError } from '../../bitcoin/rpc-client.ts';
 import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
@@ -9,7 +10,8 @@ import type { PortalSettings } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
 import type { NewFailure } from './submission.repository.ts';
-import { MISSING_INPUTS_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import { PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
 import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
 
@@ -54,7 +56,8 @@ async function pricePackage(service: SubmissionContext, txs: DecodedTx[], hexes:
   try {
     const ctx = await pricingContext(service, clientCode, current);
     const priced = await priceTransactions(service.rpc, txs, service.pricing);
-    if (priced.some((p) => p.fee === undefined)) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+    const unknown = priced.flatMap((p, i) => (p.fee === undefined ? [i] : []));
+    if (unknown.length > 0) throw await unknownInputsRefusal(service, txs, unknown);
     if (priced.some((p) => p.fee! < 0)) {
       const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service, hexes))[0] ?? 'bad-txns-in-belowout', txs);
       throw new ApiError(422, message, undefined, staffDetail);
@@ -103,9 +106,16 @@ async function refuseFailed(service: SubmissionContext, result: SubmitPackageRes
   const reasons = errors.join('; ') || result.package_msg;
   await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
   const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
-  if (staffDetail === undefined) throw new ApiError(422, errors[0] ?? result.package_msg, { result });
+  // Each reason in plain words, the node's after it (bitcoin/reject-reasons.ts).
+  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(result) });
   // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
   throw new ApiError(422, message, { result: withoutReasons(result, message) }, staffDetail);
+}
+
+/** A submitpackage result with every refused member's reason in plain words. */
+function explained(result: SubmitPackageResult): SubmitPackageResult {
+  const txResults = Object.fromEntries(Object.entries(result['tx-results'] ?? {}).map(([wtxid, r]) => [wtxid, r.error ? { ...r, error: explainRejectReason(r.error) } : r]));
+  return { ...result, 'tx-results': txResults };
 }
 
 /** A submitpackage result with the package's and every refused member's reason replaced by `message`. */

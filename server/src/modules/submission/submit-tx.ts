@@ -9,9 +9,11 @@ import type { PortalSettings } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
 import { claimSubmission, releaseClaim, type NewFailure, type NewSubmission } from './submission.repository.ts';
-import { FEE_TOO_LOW_MESSAGE, MISSING_INPUTS_MESSAGE } from './submission-rules.ts';
+import { FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { SubmitResponse } from './submission.schemas.ts';
-import { decodeOrReject } from './tx-decoding.ts';
+import { compactHex, decodeOrReject } from './tx-decoding.ts';
+import { noteStandardness } from '../policy/note-standardness.ts';
 
 /**
  * One transaction submitted: decoded, priced with its unconfirmed
@@ -22,7 +24,7 @@ type TxFailure = Omit<NewFailure, 'status' | 'error'>;
 type PricedWithFee = PricedTx & { fee: number };
 
 export async function submitTx(service: SubmissionContext, rawHex: string, rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
-  const hex = rawHex.trim();
+  const hex = compactHex(rawHex);
   const clientCode = normaliseClientCode(rawClientCode);
   const tx = await decodeOrReject(hex);
   const current = await openForSubmissions(service);
@@ -65,7 +67,7 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
 async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, clientCode: string | undefined, current: PortalSettings, failure: TxFailure): Promise<[PricingContext, PricedWithFee]> {
   try {
     const [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
-    if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+    if (priced.fee === undefined) throw await unknownInputsRefusal(service, [tx], [0]);
     // Outputs worth more than the inputs: the node says why in its own words.
     if (priced.fee < 0) {
       const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service, [hex]))[0] ?? 'bad-txns-in-belowout', [tx]);
@@ -96,6 +98,11 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
       await releaseClaim(db, tx.txid, claim).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back a refused submission\'s pending row'));
     }
     await fail(service, failure, sent.reason);
+    // Mined since it was priced, or its outputs still unspent: "already confirmed in block N".
+    if (sent.reason instanceof RpcError && /^txn-already-known|^bad-txns-inputs-missingorspent|^missing-inputs/.test(sent.reason.message)) {
+      const mined = await unknownInputsRefusal(service, [tx], [0]);
+      if (mined.extra?.confirmed) throw mined;
+    }
     throw await service.conflicts.refusal(sent.reason, [tx]);
   }
 
@@ -110,6 +117,8 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
   );
   if (claimed.status === 'rejected') await recorded;
   else recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
+  // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
+  noteStandardness(service, [{ tx, hex }], recorded);
 }
 
 /**

@@ -4,9 +4,19 @@ import { MAX_PACKAGE_COUNT } from './submission-rules.ts';
 
 /** The submitted hex decoded, as each submission path needs it: a bad one refused (400) or, for parsing, reported. */
 
-/** Trim every item and drop empty ones (SPEC.md section 5). */
+/**
+ * One transaction's hex without whitespace: tools wrap long hex over lines
+ * (and some indent them), and whitespace is never part of the hex, so
+ * spaces, tabs, CR and LF anywhere in it are dropped rather than refused.
+ * This also trims it (SPEC.md section 5).
+ */
+export function compactHex(hex: string): string {
+  return hex.replace(/\s+/g, '');
+}
+
+/** Each item without whitespace, empty ones dropped (SPEC.md section 5: trimmed, empty items dropped). */
 export function normaliseItems(items: string[]): string[] {
-  return items.map((s) => s.trim()).filter((s) => s !== '');
+  return items.map(compactHex).filter((s) => s !== '');
 }
 
 /**

@@ -1,18 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Queryable } from '../../db/database.ts';
 import { jsonOrCsv, sendCsv } from '../../http/csv.ts';
 import { ErrorResponse } from '../../http/errors.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { TxPullerListResponse, TxPullerQuery } from './tx-puller.schemas.ts';
-import { createTxPullerService } from './tx-puller.service.ts';
+import type { TxPullerService } from './tx-puller.service.ts';
 
 /**
  * The Tx Puller (SPEC.md section 2) for any signed-in staff member: viewing
  * and downloading are open to every dashboard user (section 6). A factory
  * rather than plugin options because the staff scope registers plain plugins.
  */
-export function txPullerRoutes(deps: { db: Queryable; clock: Clock }): FastifyPluginAsyncTypebox {
-  const service = createTxPullerService(deps);
+export function txPullerRoutes(service: TxPullerService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/tx-puller/list', {
       schema: {

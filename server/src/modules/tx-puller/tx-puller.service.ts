@@ -6,11 +6,11 @@ import {
   packageSubmissionBatches,
   pagePackageSubmissions,
   pageTxSubmissions,
-  submissionFilters,
   txSubmissionBatches,
   type PackageRecord,
   type TxRecord,
 } from './tx-puller.repository.ts';
+import { submissionFilters } from '../accepted-submissions/accepted-submissions.query.ts';
 import type { PulledPackage, PulledTx, SubmissionType, TxPullerListResponse, TxPullerQuery } from './tx-puller.schemas.ts';
 
 /** The Tx Puller screen's columns (SPEC.md section 2), the header of its download. */
@@ -74,11 +74,11 @@ export function createTxPullerService(deps: { db: Queryable; clock: Clock }): Tx
   return {
     async list(query) {
       const filters = submissionFilters(query);
-      const { limit, offset } = pageWindow(query);
+      const window = pageWindow(query);
       const page = typeOf(query) === 'package_submissions'
-        ? await pagePackageSubmissions(db, filters, limit, offset).then(({ rows, total }) => ({ result: rows.map(pulledPackage), total }))
-        : await pageTxSubmissions(db, filters, limit, offset).then(({ rows, total }) => ({ result: rows.map(pulledTx), total }));
-      return { result: page.result, total_pages: totalPages(page.total, limit), total_records: page.total };
+        ? await pagePackageSubmissions(db, filters, window).then(({ records, total }) => ({ result: records.map(pulledPackage), total }))
+        : await pageTxSubmissions(db, filters, window).then(({ records, total }) => ({ result: records.map(pulledTx), total }));
+      return { result: page.result, total_pages: totalPages(page.total, window.limit), total_records: page.total };
     },
 
     async download(query) {

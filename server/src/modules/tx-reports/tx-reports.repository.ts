@@ -1,15 +1,12 @@
 import type { Queryable } from '../../db/database.ts';
+import { keysetAfter, keysetBatches, SqlParams, whereAll, type Page, type PageWindow, type Param } from '../../db/sql.ts';
 import {
-  countRows,
+  countAccepted,
   DEFAULT_BATCH_SIZE,
-  keysetAfter,
-  keysetBatches,
   packageConditions,
-  SqlParams,
   txConditions,
-  whereAll,
   type SubmissionFilters,
-} from '../tx-puller/tx-puller.repository.ts';
+} from '../accepted-submissions/accepted-submissions.repository.ts';
 
 /**
  * Reads TX Reports (SPEC.md section 7, /rest-api/tx-reports/list): accepted
@@ -42,6 +39,9 @@ export interface ReportRecord {
   multiplier: number | null;
   fee: number | null;
   market_rate: number | null;
+  /** Whether the public network would have relayed it (migration 018); always null for a package. */
+  standard_verdict: 'standard' | 'non-standard' | 'unknown' | null;
+  standard_reason: string | null;
 }
 
 interface ReportCursor {
@@ -53,7 +53,7 @@ interface ReportCursor {
 const TX_KIND = 1;
 const PACKAGE_KIND = 0;
 
-function branchAfter(branchKind: 0 | 1, after: ReportCursor, param: SqlParams['param']): string {
+function branchAfter(branchKind: 0 | 1, after: ReportCursor, param: Param): string {
   if (branchKind === after.kind) return keysetAfter(after, param);
   return branchKind < after.kind ? `created_at <= ${param(after.at)}::timestamptz` : `created_at < ${param(after.at)}::timestamptz`;
 }
@@ -69,25 +69,25 @@ function mergedSql(filters: SubmissionFilters, sql: SqlParams, branchLimit: numb
   const cursor = withCursor ? ', created_at::text AS cursor_at' : '';
   const limit = sql.param(branchLimit);
   return `(SELECT ${TX_KIND} AS kind, id, created_at, client_code, txid, NULL::text[] AS txids, vsize AS size, fee_rate, multiplier,
-                  fee, market_rate${cursor}
+                  fee, market_rate, standard_verdict, standard_reason${cursor}
              FROM tx_submissions ${whereAll(tx)} ORDER BY created_at DESC, id DESC LIMIT ${limit})
           UNION ALL
           (SELECT ${PACKAGE_KIND}, id, created_at, client_code, NULL, txids, total_vsize, fee_rate, multiplier,
-                  total_fee, market_rate${cursor}
+                  total_fee, market_rate, NULL, NULL${cursor}
              FROM package_submissions ${whereAll(packages)} ORDER BY created_at DESC, id DESC LIMIT ${limit})
           ORDER BY created_at DESC, kind DESC, id DESC`;
 }
 
 /** One page of the report, with the number of rows over all pages. */
-export async function pageReport(db: Queryable, filters: SubmissionFilters, limit: number, offset: number): Promise<{ rows: ReportRecord[]; total: number }> {
+export async function pageReport(db: Queryable, filters: SubmissionFilters, { limit, offset }: PageWindow): Promise<Page<ReportRecord>> {
   const sql = new SqlParams();
   const merged = mergedSql(filters, sql, offset + limit, undefined, false);
   const [page, singles, packages] = await Promise.all([
     db.query<ReportRecord>(`${merged} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`, sql.values),
-    countRows(db, 'tx_submissions', filters),
-    countRows(db, 'package_submissions', filters),
+    countAccepted(db, 'tx_submissions', filters),
+    countAccepted(db, 'package_submissions', filters),
   ]);
-  return { rows: page.rows, total: singles + packages };
+  return { records: page.rows, total: singles + packages };
 }
 
 /** Every matching row in report order, in batches (see keysetBatches). */

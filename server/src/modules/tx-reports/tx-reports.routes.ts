@@ -1,18 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Queryable } from '../../db/database.ts';
 import { jsonOrCsv, sendCsv } from '../../http/csv.ts';
 import { ErrorResponse } from '../../http/errors.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { TxReportListResponse, TxReportQuery } from './tx-reports.schemas.ts';
-import { createTxReportService } from './tx-reports.service.ts';
+import type { TxReportService } from './tx-reports.service.ts';
 
 /**
  * TX Reports (SPEC.md section 2) for any signed-in staff member: viewing
  * and downloading are open to every dashboard user (section 6). A factory
  * rather than plugin options because the staff scope registers plain plugins.
  */
-export function txReportRoutes(deps: { db: Queryable; clock: Clock }): FastifyPluginAsyncTypebox {
-  const service = createTxReportService(deps);
+export function txReportRoutes(service: TxReportService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/tx-reports/list', {
       schema: {

@@ -35,6 +35,11 @@ export const TxReportRow = Type.Object({
       description: 'What the fee pays above the market: max(0, fee − round(market rate × vsize)), sats; null when the market rate was not recorded',
     }),
   ),
+  public_network: Nullable(
+    Type.String({
+      description: "Whether the public network (Bitcoin Core's default policy) would have relayed it when it was accepted: 'standard', 'non-standard: <Core's reject code>' or 'unknown'; null when not judged (packages, submissions from before the policy oracle)",
+    }),
+  ),
 });
 export type TxReportRow = Static<typeof TxReportRow>;
 

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.ts';
 import { csvFileTimestamp, csvStream, type CsvCell, type CsvDownload } from '../../http/csv.ts';
 import { pageWindow, totalPages } from '../../http/list-query.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { submissionFilters } from '../tx-puller/tx-puller.repository.ts';
+import { submissionFilters } from '../accepted-submissions/accepted-submissions.query.ts';
 import { pageReport, reportBatches, type ReportRecord } from './tx-reports.repository.ts';
 import type { TxReportListResponse, TxReportQuery, TxReportRow } from './tx-reports.schemas.ts';
 
@@ -36,7 +36,14 @@ function reportRow(record: ReportRecord): TxReportRow {
     slipstream_multiplier: record.multiplier,
     revenue: record.fee,
     premium: premiumSats(record.fee, record.market_rate, record.size),
+    public_network: publicNetwork(record),
   };
+}
+
+/** 'standard', 'non-standard: <Core's code>' or 'unknown'; null when not judged (a package, or a row from before the oracle). */
+function publicNetwork(record: ReportRecord): string | null {
+  if (record.standard_verdict === null) return null;
+  return record.standard_verdict === 'non-standard' ? `non-standard: ${record.standard_reason ?? 'other'}` : record.standard_verdict;
 }
 
 /** A package's ids share one cell, comma-separated (the form the submit page takes a package in). */
@@ -60,9 +67,9 @@ export function createTxReportService(deps: { db: Queryable; clock: Clock }): Tx
   const { db, clock } = deps;
   return {
     async list(query) {
-      const { limit, offset } = pageWindow(query);
-      const { rows, total } = await pageReport(db, submissionFilters(query), limit, offset);
-      return { result: rows.map(reportRow), total_pages: totalPages(total, limit), total_records: total };
+      const window = pageWindow(query);
+      const { records, total } = await pageReport(db, submissionFilters(query), window);
+      return { result: records.map(reportRow), total_pages: totalPages(total, window.limit), total_records: total };
     },
 
     async download(query) {

@@ -12,6 +12,8 @@ import { fakeTxid, insertPackage, insertTx } from '../../helpers/submission-fixt
 
 export interface BusinessData {
   clientId: number;
+  /** A delivered webhook event of the client. */
+  webhookDeliveryId: number;
   deletableClientId: number;
   discountId: number;
   discountCode: string;
@@ -49,5 +51,19 @@ export async function seedBusinessData(t: StaffTestApp): Promise<BusinessData> {
   );
   await insertTx(t.db, { txid: fakeTxid('security-tx'), txHex: '0200aa', clientCode: discount.code, vsize: 200, fee: 2000, marketRate: 2, status: 'accepted', createdAt: '2026-02-01T10:00:00.000Z' });
   await insertPackage(t.db, { txids: [fakeTxid('security-p1'), fakeTxid('security-p2')], txHexes: ['0200bb', '0200cc'], clientCode: discount.code, totalVsize: 400, totalFee: 4000, marketRate: 2, createdAt: '2026-02-01T11:00:00.000Z' });
-  return { clientId: client.id, deletableClientId: deletable.id, discountId: discount.id, discountCode: discount.code, settingId: tag.id, failedTxId: rows[0]!.id };
+  // A delivered webhook event of the client: its delivery log has a row, and redeliver has one to send again.
+  const delivery = await t.db.query<{ id: string }>(
+    `WITH s AS (INSERT INTO webhook_subscriptions (txid, client_id, url, secret_salt) VALUES ($1, $2, 'https://hooks.example.com/x', 'salt') RETURNING id)
+     INSERT INTO webhook_deliveries (subscription_id, event, payload, state) SELECT id, 'accepted', '{}'::jsonb, 'delivered' FROM s RETURNING id`,
+    [fakeTxid('security-tx'), client.id],
+  );
+  return {
+    clientId: client.id,
+    deletableClientId: deletable.id,
+    discountId: discount.id,
+    discountCode: discount.code,
+    settingId: tag.id,
+    failedTxId: rows[0]!.id,
+    webhookDeliveryId: Number(delivery.rows[0]!.id),
+  };
 }

@@ -6,6 +6,21 @@ export interface Column<Row> {
   cell: (row: Row, index: number) => ReactNode;
   /** Hidden for staff who view only (the Actions columns, SPEC.md section 6). */
   adminOnly?: boolean;
+  /** Pinned to the right edge while the table scrolls sideways: a row's actions stay in reach. */
+  sticky?: boolean;
+  /** Kept on one line where cells may wrap (a date must not break at its hyphens). */
+  nowrap?: boolean;
+}
+
+function cellClass(column: { sticky?: boolean; nowrap?: boolean }): string | undefined {
+  const names = [column.sticky ? 'sticky-cell' : '', column.nowrap ? 'nowrap-cell' : ''].filter(Boolean).join(' ');
+  return names || undefined;
+}
+
+/** A load that failed: said in the table, with a way to ask again. */
+export interface TableFailure {
+  message: string;
+  retry: () => void;
 }
 
 export interface DataTableProps<Row> {
@@ -21,6 +36,8 @@ export interface DataTableProps<Row> {
   isAdmin: boolean;
   onPageChange: (page: number) => void;
   onLimitChange: (limit: number) => void;
+  /** The last load failed (and no rows are shown): not an empty list. */
+  failure?: TableFailure | null;
 }
 
 /**
@@ -32,14 +49,17 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   const { columns, rows, loading, total, page, limit } = props;
   const visible = columns.filter((c) => props.isAdmin || !c.adminOnly);
   const last = pageCount(limit, total);
+  const failure = loading ? null : (props.failure ?? null);
   // The state line sits below the scrolling table, so a phone sees it without scrolling sideways.
-  const state = loading ? 'Loading data...' : rows.length === 0 ? 'No data found' : null;
+  const state = loading ? 'Loading data...' : failure ? null : rows.length === 0 ? 'No data found' : null;
   let body: ReactNode = null;
-  if (state === null) {
+  if (state === null && failure === null) {
     body = rows.map((row, index) => (
       <tr key={props.rowKey(row, index)}>
         {visible.map((column) => (
-          <td key={column.header}>{column.cell(row, index)}</td>
+          <td key={column.header} className={cellClass(column)}>
+            {column.cell(row, index)}
+          </td>
         ))}
       </tr>
     ));
@@ -52,7 +72,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
           <thead>
             <tr>
               {visible.map((column) => (
-                <th key={column.header} scope="col">
+                <th key={column.header} scope="col" className={column.sticky ? 'sticky-cell' : undefined}>
                   {column.header}
                 </th>
               ))}
@@ -65,6 +85,15 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         <p className="table-state" role="status">
           {state}
         </p>
+      )}
+      {/* A failed load is not an empty list: it says what went wrong and offers to ask again. */}
+      {failure && (
+        <div className="table-state table-failure" role="alert">
+          <p>Could not load the list: {failure.message}</p>
+          <button type="button" className="button" onClick={failure.retry}>
+            Retry
+          </button>
+        </div>
       )}
       <div className="pager">
         <label>

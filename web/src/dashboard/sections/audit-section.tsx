@@ -28,7 +28,7 @@ export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
       <nav className="tabs" aria-label="Logs">
         {TABS.map((t) => (
           // A tab change resets the list: the link carries only section and tab.
-          <Link key={t.id} aria-current={t.id === tab.id ? 'page' : undefined} to={{ search: `?section=audit&tab=${t.id}` }}>
+          <Link key={t.id} data-label={t.label} aria-current={t.id === tab.id ? 'page' : undefined} to={{ search: `?section=audit&tab=${t.id}` }}>
             {t.label}
           </Link>
         ))}
@@ -65,6 +65,7 @@ function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
     { header: 'Status', cell: (row) => (row.is_success ? 'Success' : 'Failed') },
     {
       header: 'Action',
+      sticky: true,
       cell: (row) => (
         <button type="button" className="button small" onClick={() => setViewing(row)}>
           View

@@ -10,8 +10,9 @@ import { FilteredList } from './filtered-list.tsx';
 
 /**
  * The Setting, Discount and Client Logs tabs (SPEC.md section 2, Logs). The
- * Email filter asks for the staff member's username, which is what the
- * token names them by (their email where the provider gives no username).
+ * Email column shows the email from the staff member's sign-in token, their
+ * username beside it; the Email filter matches the email (or, for a row
+ * without one, such as a local account's, the username).
  */
 
 const ACTION_OPTIONS = [
@@ -22,6 +23,16 @@ const ACTION_OPTIONS = [
 ];
 
 const orNone = (value: string | null) => (value === null || value === '' ? 'None' : value);
+
+/** Who made the change: their email, with their username beside it (the username alone when the token had no email). */
+function StaffCell({ email, username }: { email: string | null; username: string }) {
+  if (!email) return <>{username}</>;
+  return (
+    <>
+      {email} <span className="staff-username">({username})</span>
+    </>
+  );
+}
 
 function ChangeCell({ previous, updated }: { previous: string | null; updated: string | null }) {
   const lines = changeLines(previous, updated);
@@ -44,7 +55,7 @@ export function SettingLogs({ isAdmin }: { isAdmin: boolean }) {
   const { list, query } = useList(SETTING_LOGS);
   const columns: Column<SettingLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
-    { header: 'Email', cell: (row) => row.username },
+    { header: 'Email', cell: (row) => <StaffCell email={row.email} username={row.username} /> },
     { header: 'Name', cell: (row) => titleCase(row.item) },
     { header: 'Previous Value', cell: (row) => <span className="wrap-cell">{orNone(row.previous_value)}</span> },
     { header: 'Updated Value', cell: (row) => <span className="wrap-cell">{orNone(row.updated_value)}</span> },
@@ -63,7 +74,7 @@ export function DiscountLogs({ isAdmin }: { isAdmin: boolean }) {
   const { list, query } = useList(DISCOUNT_LOGS);
   const columns: Column<DiscountLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
-    { header: 'Email', cell: (row) => row.username },
+    { header: 'Email', cell: (row) => <StaffCell email={row.email} username={row.username} /> },
     { header: 'Action', cell: (row) => row.action },
     { header: 'Client Code', cell: (row) => orNone(row.client_code) },
     { header: 'Change', cell: (row) => <ChangeCell previous={row.previous_values} updated={row.updated_values} /> },
@@ -82,7 +93,7 @@ export function ClientLogs({ isAdmin }: { isAdmin: boolean }) {
   const { list, query } = useList(CLIENT_LOGS);
   const columns: Column<ClientLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
-    { header: 'Email', cell: (row) => row.username },
+    { header: 'Email', cell: (row) => <StaffCell email={row.email} username={row.username} /> },
     { header: 'Action', cell: (row) => row.action },
     { header: 'Client Name', cell: (row) => orNone(row.client_name) },
     { header: 'Change', cell: (row) => <ChangeCell previous={row.previous_values} updated={row.updated_values} /> },

@@ -5,6 +5,8 @@ import type { ClientRow } from '../../api/lists.ts';
 import { closeDialogOf, describedBy, FormActions, FormField, useSchemaForm } from '../../components/form-field.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { ClientApiKeys } from './client-api-keys.tsx';
+import { ClientWebhook } from './client-webhook.tsx';
 import { ConfirmDelete } from './confirm-delete.tsx';
 import type { DialogState } from './dialog-state.ts';
 import { clientSchema } from './form-schemas.ts';
@@ -27,12 +29,24 @@ const fieldId = (name: Field) => `client-${name.replaceAll('_', '-')}`;
 
 const valuesOf = (row: ClientRow | undefined) => Object.fromEntries(FIELDS.map(({ name }) => [name, row?.[name] ?? ''])) as Record<Field, string>;
 
-/** The one modal of Client Management: add, edit or delete. */
-export function ClientDialog({ state, onClose }: { state: NonNullable<DialogState<ClientRow>>; onClose: () => void }) {
-  const title = state.mode === 'add' ? 'Add Client' : state.mode === 'edit' ? 'Edit Client' : 'Delete Client';
+/** Client Management's dialog state: the shared modes, and a client's API keys (administrators). */
+export type ClientDialogState = DialogState<ClientRow> | { mode: 'keys' | 'webhook'; row: ClientRow };
+
+const TITLES = { add: 'Add Client', edit: 'Edit Client', delete: 'Delete Client', keys: 'API Keys', webhook: 'Webhook' } as const;
+
+/** The one modal of Client Management: add, edit, delete, a client's API keys, or its webhook. */
+export function ClientDialog({ state, onClose }: { state: NonNullable<ClientDialogState>; onClose: () => void }) {
   return (
-    <Modal title={title} onClose={onClose}>
-      {state.mode === 'delete' ? <DeleteClient row={state.row} /> : <ClientForm row={state.mode === 'edit' ? state.row : undefined} />}
+    <Modal title={TITLES[state.mode]} onClose={onClose}>
+      {state.mode === 'delete' ? (
+        <DeleteClient row={state.row} />
+      ) : state.mode === 'keys' ? (
+        <ClientApiKeys row={state.row} />
+      ) : state.mode === 'webhook' ? (
+        <ClientWebhook row={state.row} />
+      ) : (
+        <ClientForm row={state.mode === 'edit' ? state.row : undefined} />
+      )}
     </Modal>
   );
 }

@@ -5,8 +5,7 @@ import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { sectionFor } from '../dashboard-sections.ts';
-import { ClientDialog } from './client-dialog.tsx';
-import type { DialogState } from './dialog-state.ts';
+import { ClientDialog, type ClientDialogState } from './client-dialog.tsx';
 import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('clientmanagement').title;
@@ -21,12 +20,13 @@ const text = (value: string | null) => value ?? '';
 
 /**
  * SPEC.md section 2, Client Management: the client registry with its
- * filters; administrators add and edit clients, and delete those that no
- * discount code refers to (is_deletable).
+ * filters; administrators add and edit clients, delete those that no
+ * discount code refers to (is_deletable), and issue and revoke the API keys
+ * a client uses for the public API's dry run.
  */
 export function ClientsSection({ isAdmin }: { isAdmin: boolean }) {
   const { list, query } = useList(CLIENTS);
-  const [dialog, setDialog] = useState<DialogState<ClientRow>>(null);
+  const [dialog, setDialog] = useState<ClientDialogState>(null);
   const columns: Column<ClientRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
     { header: 'Client Name', cell: (row) => row.name },
@@ -40,10 +40,17 @@ export function ClientsSection({ isAdmin }: { isAdmin: boolean }) {
     {
       header: 'Actions',
       adminOnly: true,
+      sticky: true,
       cell: (row) => (
         <span className="row-actions">
           <button type="button" className="button small" aria-label={`Edit client ${row.name}`} onClick={() => setDialog({ mode: 'edit', row })}>
             Edit
+          </button>
+          <button type="button" className="button small" aria-label={`API keys of client ${row.name}`} onClick={() => setDialog({ mode: 'keys', row })}>
+            Keys
+          </button>
+          <button type="button" className="button small" aria-label={`Webhook of client ${row.name}`} onClick={() => setDialog({ mode: 'webhook', row })}>
+            Webhook
           </button>
           {/* SPEC.md section 6: delete only while nothing refers to the client. */}
           {row.is_deletable && (

@@ -47,15 +47,16 @@ export function DiscountsSection({ isAdmin }: { isAdmin: boolean }) {
       ),
     },
     { header: 'Client', cell: (row) => row.client_name },
-    { header: 'Created At', cell: (row) => utcDate(row.created_at) },
+    { header: 'Created At', nowrap: true, cell: (row) => utcDate(row.created_at) },
     { header: 'Description', cell: (row) => <span className="wrap-cell">{row.description ?? ''}</span> },
     { header: 'Discount (%)', cell: (row) => percent(row.discount_percentage) },
-    { header: 'Valid From', cell: (row) => dateOnly(row.valid_from) },
-    { header: 'Valid Until', cell: (row) => dateOnly(row.valid_until) },
+    { header: 'Valid From', nowrap: true, cell: (row) => dateOnly(row.valid_from) },
+    { header: 'Valid Until', nowrap: true, cell: (row) => dateOnly(row.valid_until) },
     { header: 'Status', cell: (row) => activeLabel(row.status) },
     {
       header: 'Actions',
       adminOnly: true,
+      sticky: true,
       cell: (row) => (
         <span className="row-actions">
           <button type="button" className="button small" aria-label={`Edit client code ${row.code}`} onClick={() => setDialog({ mode: 'edit', row })}>

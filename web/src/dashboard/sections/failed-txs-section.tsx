@@ -9,7 +9,7 @@ import { serialNumber } from '../../components/data-table/page-sizes.ts';
 import { formatDateTime, shortTxid } from '../../lib/format.ts';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
 import { sectionFor } from '../dashboard-sections.ts';
-import { clearAndReload, tableLoading } from './list-helpers.ts';
+import { clearAndReload, tableFailure, tableLoading } from './list-helpers.ts';
 
 const TITLE = sectionFor('failedtx').title;
 
@@ -21,14 +21,18 @@ const FIELDS: ReadonlyArray<FilterField<FilterName<typeof FAILED_TXS>>> = [
   { kind: 'select', name: 'tx_status', label: 'Status', options: [{ value: '', label: 'Failed' }, { value: 'Timeout', label: 'Timeout' }] },
 ];
 
+/** Why a viewer's retry is off: the tooltip and the note beside the button. */
+export const VIEWER_RETRY_NOTE = 'Only administrators can retry transactions.';
+
 const NO_SELECTION: ReadonlySet<number> = new Set();
 
 /**
  * SPEC.md section 2, Failed Transaction: open failures (Failed or Timeout)
- * with their reasons. Administrators pick rows, or every match across the
- * pages at once, and move them into retry; the outcome is not shown here
- * (section 4). Staff who view only see the list without the checkboxes and
- * retry controls (section 6).
+ * with their reasons. Staff pick rows, or every match across the pages at
+ * once, and administrators move them into retry; the outcome is not shown
+ * here (section 4). Only Retry Tx is for administrators (section 6): staff who
+ * view only keep the selection and its count, with the retry disabled and
+ * saying why, and no per-row Retry column.
  */
 export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
   const { list, query } = useList(FAILED_TXS);
@@ -66,7 +70,6 @@ export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
   const columns: Column<FailedTxRow>[] = [
     {
       header: 'Select',
-      adminOnly: true,
       cell: (row) => (
         <input type="checkbox" aria-label={`Select transaction ${row.txid}`} checked={selected.has(row.id)} onChange={(e) => toggle(row.id, e.target.checked)} />
       ),
@@ -105,6 +108,7 @@ export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
     {
       header: 'Retry Tx',
       adminOnly: true,
+      sticky: true,
       cell: (row) => {
         const busy = beingRetried.has(row.id);
         return (
@@ -126,32 +130,42 @@ export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
     <section className="section" aria-labelledby="section-title">
       <h1 id="section-title">{TITLE}</h1>
       <FilterBar key={filterBarKey} fields={FIELDS} applied={list.filters} onSearch={list.search} onClear={() => clearAndReload(list, query)} />
-      {isAdmin && (
-        <div className="selection-bar">
-          <label>
-            <input
-              type="checkbox"
-              checked={allSelected}
-              disabled={allIds.length === 0}
-              onChange={(e) => setSelected(e.target.checked ? new Set(allIds) : NO_SELECTION)}
-            />
-            Select all {allIds.length} {allIds.length === 1 ? 'transaction' : 'transactions'}
-          </label>
-          {/* Announced politely as boxes are ticked; the button stays outside so it is not read again each time. */}
-          <p role="status" aria-live="polite">
-            Total selected: {selected.size}
-          </p>
-          <button type="button" className="button primary" disabled={selected.size === 0 || retrySelected.isPending} onClick={() => retrySelected.mutate([...selected])}>
-            {retrySelected.isPending ? 'Retrying...' : 'Retry Selected Tx'}
-          </button>
-        </div>
-      )}
+      <div className="selection-bar">
+        <label>
+          <input
+            type="checkbox"
+            checked={allSelected}
+            disabled={allIds.length === 0}
+            onChange={(e) => setSelected(e.target.checked ? new Set(allIds) : NO_SELECTION)}
+          />
+          Select all {allIds.length} {allIds.length === 1 ? 'transaction' : 'transactions'}
+        </label>
+        {/* Announced politely as boxes are ticked; the button stays outside so it is not read again each time. */}
+        <p role="status" aria-live="polite">
+          Total selected: {selected.size}
+        </p>
+        <button
+          type="button"
+          className="button primary"
+          disabled={!isAdmin || selected.size === 0 || retrySelected.isPending}
+          {...(isAdmin ? {} : { title: VIEWER_RETRY_NOTE, 'aria-describedby': 'retry-note' })}
+          onClick={() => retrySelected.mutate([...selected])}
+        >
+          {retrySelected.isPending ? 'Retrying...' : 'Retry Selected Tx'}
+        </button>
+        {!isAdmin && (
+          <span id="retry-note" className="selection-note">
+            {VIEWER_RETRY_NOTE}
+          </span>
+        )}
+      </div>
       <DataTable
         label={TITLE}
         columns={columns}
         rows={query.data?.result ?? []}
         rowKey={(row) => String(row.id)}
         loading={tableLoading(query)}
+        failure={tableFailure(query)}
         total={query.data?.total_records ?? 0}
         page={list.page}
         limit={list.limit}

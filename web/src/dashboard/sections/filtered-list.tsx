@@ -2,7 +2,7 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
 import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
 import type { ListState } from '../../components/data-table/use-list-state.ts';
-import { clearAndReload, tableLoading } from './list-helpers.ts';
+import { clearAndReload, tableFailure, tableLoading } from './list-helpers.ts';
 
 interface ListAnswer<Row> {
   result: Row[];
@@ -30,6 +30,7 @@ export function FilteredList<Row extends { id: number | string }, F extends stri
         rows={query.data?.result ?? []}
         rowKey={(row) => String(row.id)}
         loading={tableLoading(query)}
+        failure={tableFailure(query)}
         total={query.data?.total_records ?? 0}
         page={list.page}
         limit={list.limit}

@@ -102,3 +102,6 @@ export const clientSchema = v.pipe(
 
 /** The one rule the setting form checks itself; the server checks the value's type and bounds. */
 export const settingSchema = v.object({ value: required(VALUE_REQUIRED), description: v.string() });
+
+/** An optional setting (the pool identification): blank is a value, meaning "not set". */
+export const optionalSettingSchema = v.object({ value: trimmed, description: v.string() });

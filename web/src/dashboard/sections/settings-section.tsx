@@ -9,9 +9,9 @@ import { Modal } from '../../components/modal.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
 import { sectionFor } from '../dashboard-sections.ts';
 import type { DialogState } from './dialog-state.ts';
-import { settingSchema } from './form-schemas.ts';
+import { optionalSettingSchema, settingSchema } from './form-schemas.ts';
 import { titleCase } from './labels.ts';
-import { tableLoading } from './list-helpers.ts';
+import { tableFailure, tableLoading } from './list-helpers.ts';
 
 const TITLE = sectionFor('settings').title;
 const NO_FILTERS: readonly never[] = [];
@@ -51,6 +51,7 @@ export function SettingsSection({ isAdmin }: { isAdmin: boolean }) {
         rows={rows}
         rowKey={(row) => String(row.id)}
         loading={tableLoading(query)}
+        failure={tableFailure(query)}
         total={all.length}
         page={list.page}
         limit={list.limit}
@@ -100,7 +101,7 @@ function boundsHint(setting: SettingRow): string | null {
 
 function SettingForm({ setting }: { setting: SettingRow }) {
   // The server names a setting's failure by its item.
-  const { form, showServerError, errorOf, formError } = useSchemaForm(settingSchema, { value: setting.value, description: setting.description }, (name) =>
+  const { form, showServerError, errorOf, formError } = useSchemaForm(setting.required ? settingSchema : optionalSettingSchema, { value: setting.value, description: setting.description }, (name) =>
     name === setting.item ? 'value' : undefined,
   );
   const save = useUpdateSettings();
@@ -123,6 +124,7 @@ function SettingForm({ setting }: { setting: SettingRow }) {
         <ValueInput setting={setting} {...form.register('value')} {...describedBy('setting-value', valueError)} />
       </FormField>
       {hint && <p className="field-hint">{hint}</p>}
+      {!setting.required && <p className="field-hint">Optional: leave it blank for none.</p>}
       <FormField id="setting-description" label="Description" error={undefined}>
         <textarea id="setting-description" rows={3} maxLength={1000} {...form.register('description')} />
       </FormField>

@@ -48,7 +48,7 @@ export function TxPullerSection({ isAdmin }: { isAdmin: boolean }) {
       {/* Each tab is its own address, so these are links; the link carries only section and tab, which resets filters and page. */}
       <nav className="tabs" aria-label={TITLE}>
         {TABS.map((t) => (
-          <Link key={t.id} aria-current={t.id === tab ? 'page' : undefined} to={{ search: `?section=txPuller&tab=${t.id}` }}>
+          <Link key={t.id} data-label={t.label} aria-current={t.id === tab ? 'page' : undefined} to={{ search: `?section=txPuller&tab=${t.id}` }}>
             {t.label}
           </Link>
         ))}

@@ -74,6 +74,8 @@ export function TxReportsSection({ isAdmin }: { isAdmin: boolean }) {
     { header: 'Slipstream Multiple', cell: (row) => fixed(row.slipstream_multiplier, 'x') },
     { header: 'Revenue (sats)', cell: (row) => count(row.revenue) },
     { header: 'Premium (Sats)', cell: (row) => count(row.premium) },
+    // What customers need the pool for: would ordinary nodes have relayed it? (null: a package, or from before the oracle)
+    { header: 'Public network', cell: (row) => row.public_network ?? 'N/A' },
   ];
   return (
     <section className="section" aria-labelledby="section-title">

@@ -1,0 +1,19 @@
+import nodemailer from 'nodemailer';
+
+/** Sending one email: the side effect behind the email notifications, injected so tests use a real SMTP server of their own. */
+export interface MailSender {
+  send(message: { to: string; subject: string; text: string }): Promise<void>;
+  close(): void;
+}
+
+/** Over SMTP (`SMTP_URL`: smtp://user:pass@host:587 or smtps://...:465), from `from`. */
+export function createSmtpSender(options: { url: string; from: string; timeoutMs?: number }): MailSender {
+  const timeout = options.timeoutMs ?? 15_000;
+  const transport = nodemailer.createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout }, { from: options.from });
+  return {
+    async send({ to, subject, text }) {
+      await transport.sendMail({ to, subject, text });
+    },
+    close: () => transport.close(),
+  };
+}

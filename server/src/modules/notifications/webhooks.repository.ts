@@ -1,0 +1,156 @@
+import type { Database, Queryable } from '../../db/database.ts';
+
+/** Webhook subscriptions and their deliveries (migration 019); deliveries are written by the outbox trigger and here. */
+
+export interface Subscription {
+  id: number;
+  txid: string;
+  url: string;
+  secretSalt: string;
+}
+
+export interface PendingDelivery {
+  id: number;
+  event: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  firstAttemptAt: Date | null;
+}
+
+export interface SubscriptionTarget {
+  url: string;
+  secretSalt: string;
+  /** The client whose webhook this is; null for a submitter's callback_url. */
+  clientId: number | null;
+}
+
+/**
+ * Subscribes each target to each transaction's events and announces where each one
+ * stands now: 'accepted', plus what happened already if the transaction
+ * moved on before this ran. The tracked row is locked first, so a status
+ * change racing this either finished before (and is announced here) or
+ * waits and is announced by the trigger: never both, never neither.
+ */
+export async function subscribe(db: Database, txids: string[], targets: SubscriptionTarget[]): Promise<void> {
+  if (targets.length === 0) return;
+  await db.transaction(async (tx) => {
+    for (const txid of txids) {
+      await tx.query(`SELECT 1 FROM tx_submissions WHERE txid = $1 FOR UPDATE`, [txid]);
+      await tx.query(`SELECT 1 FROM package_tx_outcomes WHERE txid = $1 FOR UPDATE`, [txid]);
+      for (const target of targets) await subscribeLocked(tx, txid, target);
+    }
+  });
+}
+
+async function subscribeLocked(tx: Queryable, txid: string, target: SubscriptionTarget): Promise<void> {
+  await tx.query(
+    `WITH sub AS (INSERT INTO webhook_subscriptions (txid, url, secret_salt, client_id) VALUES ($1, $2, $3, $4) RETURNING id),
+          current AS (
+            SELECT status, block_hash, block_height, block_time, replaced_by, outcome_reason FROM (
+              SELECT status, block_hash, block_height, block_time, replaced_by, outcome_reason, 0 AS pick FROM tx_submissions WHERE txid = $1 AND status <> 'pending'
+              UNION ALL
+              SELECT status, block_hash, block_height, block_time, replaced_by, outcome_reason, 1 FROM package_tx_outcomes WHERE txid = $1
+            ) r ORDER BY pick LIMIT 1),
+          events AS (
+            SELECT 1 AS n, 'accepted' AS event, 'accepted' AS status, NULL::text AS block_hash, NULL::integer AS block_height, NULL::timestamptz AS block_time, NULL::text AS replaced_by, NULL::text AS reason
+            UNION ALL
+            SELECT 2, webhook_event_of('accepted', c.status), c.status, c.block_hash, c.block_height, c.block_time, c.replaced_by, c.outcome_reason
+            FROM current c WHERE webhook_event_of('accepted', c.status) IS NOT NULL)
+     INSERT INTO webhook_deliveries (subscription_id, event, payload)
+     SELECT sub.id, e.event, webhook_payload(e.event, $1, e.status, e.block_hash, e.block_height, e.block_time, e.replaced_by, e.reason)
+     FROM sub, events e ORDER BY e.n`,
+    [txid, target.url, target.secretSalt, target.clientId],
+  );
+}
+
+/** The webhook of the client a code belongs to (any of its codes, in force or not). */
+export async function clientWebhookForCode(db: Queryable, code: string): Promise<SubscriptionTarget | undefined> {
+  const { rows } = await db.query<{ client_id: number; url: string; secret_salt: string }>(
+    `SELECT w.client_id, w.url, w.secret_salt FROM client_webhooks w JOIN discount_codes d ON d.client_id = w.client_id WHERE d.code = $1`,
+    [code],
+  );
+  const row = rows[0];
+  return row && { url: row.url, secretSalt: row.secret_salt, clientId: row.client_id };
+}
+
+/** Subscriptions with something left to send and no delivery job open yet. */
+export async function subscriptionsWithPending(db: Queryable, limit: number): Promise<number[]> {
+  const { rows } = await db.query<{ subscription_id: string }>(
+    `SELECT DISTINCT d.subscription_id FROM webhook_deliveries d
+     WHERE d.state = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.key = 'webhook:' || d.subscription_id AND j.state IN ('queued', 'running'))
+     ORDER BY d.subscription_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => Number(r.subscription_id));
+}
+
+export async function loadSubscription(db: Queryable, id: number): Promise<Subscription | undefined> {
+  const { rows } = await db.query<{ id: string; txid: string; url: string; secret_salt: string }>(
+    'SELECT id, txid, url, secret_salt FROM webhook_subscriptions WHERE id = $1',
+    [id],
+  );
+  const row = rows[0];
+  return row && { id: Number(row.id), txid: row.txid, url: row.url, secretSalt: row.secret_salt };
+}
+
+/** The oldest undelivered event of a subscription: events go out in the order they happened. */
+export async function nextPending(db: Queryable, subscriptionId: number): Promise<PendingDelivery | undefined> {
+  const { rows } = await db.query<{ id: string; event: string; payload: Record<string, unknown>; attempts: number; first_attempt_at: Date | null }>(
+    `SELECT id, event, payload, attempts, first_attempt_at FROM webhook_deliveries
+     WHERE subscription_id = $1 AND state = 'pending' ORDER BY id LIMIT 1`,
+    [subscriptionId],
+  );
+  const row = rows[0];
+  return row && { id: Number(row.id), event: row.event, payload: row.payload, attempts: row.attempts, firstAttemptAt: row.first_attempt_at };
+}
+
+export interface AttemptResult {
+  state: 'pending' | 'delivered' | 'failed';
+  status: number | null;
+  error: string | null;
+}
+
+export async function recordAttempt(db: Queryable, deliveryId: number, result: AttemptResult): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET state = $2, attempts = attempts + 1, last_status = $3, last_error = $4,
+       first_attempt_at = COALESCE(first_attempt_at, now()), last_attempt_at = now(),
+       delivered_at = CASE WHEN $2 = 'delivered' THEN now() ELSE delivered_at END
+     WHERE id = $1`,
+    [deliveryId, result.state, result.status, result.error],
+  );
+}
+
+/** Undelivered events and how long the oldest has waited (metrics). */
+export async function pendingStats(db: Queryable, now: Date): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  const { rows } = await db.query<{ pending: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE state = 'pending'`,
+  );
+  const row = rows[0]!;
+  return { pending: row.pending, oldestAgeSeconds: row.oldest ? Math.max(0, (now.getTime() - row.oldest.getTime()) / 1000) : 0 };
+}
+
+/** Subscriptions of transactions still waiting in the mempool that have not had their next_block event. */
+export async function waitingSubscriptions(db: Queryable, limit: number): Promise<Array<{ subscriptionId: number; txid: string }>> {
+  const { rows } = await db.query<{ id: string; txid: string }>(
+    `SELECT s.id, s.txid FROM webhook_subscriptions s
+     WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.event = 'next_block')
+       AND (EXISTS (SELECT 1 FROM tx_submissions t WHERE t.txid = s.txid AND t.status = 'accepted')
+            OR EXISTS (SELECT 1 FROM package_tx_outcomes o WHERE o.txid = s.txid AND o.status = 'accepted'))
+     ORDER BY s.id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({ subscriptionId: Number(r.id), txid: r.txid }));
+}
+
+/** Writes the next_block event of these subscriptions, once each (the unique index drops a second). */
+export async function announceNextBlock(db: Queryable, subscriptionIds: number[], nextHeight: number): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_deliveries (subscription_id, event, payload)
+     SELECT s.id, 'next_block', jsonb_build_object('event', 'next_block', 'txid', s.txid, 'status', 'accepted', 'projected_block', 0, 'next_block_height', $2::int,
+              'occurred_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+     FROM webhook_subscriptions s WHERE s.id = ANY($1::bigint[])
+     ON CONFLICT (subscription_id) WHERE event = 'next_block' DO NOTHING`,
+    [subscriptionIds, nextHeight],
+  );
+}

@@ -1,0 +1,31 @@
+import type { Queryable } from '../../db/database.ts';
+import type { StandardVerdict } from './policy.schemas.ts';
+
+/** The standardness columns of tx_submissions (migration 018). */
+
+export interface RecordedStandardness {
+  txid: string;
+  verdict: StandardVerdict['verdict'];
+  /** Core's reject code, for a non-standard one. */
+  reasonCode: string | undefined;
+}
+
+/** Sets each submission's verdict; a txid without a row (not recorded, or still spooled) changes nothing. */
+export async function recordStandardness(db: Queryable, verdicts: RecordedStandardness[]): Promise<void> {
+  for (const v of verdicts) {
+    await db.query('UPDATE tx_submissions SET standard_verdict = $2, standard_reason = $3 WHERE txid = $1', [v.txid, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
+  }
+}
+
+export interface NonStandardCount {
+  reason: string;
+  count: number;
+}
+
+/** Non-standard submissions by reason, all time (the partial index of migration 018). */
+export async function nonStandardCounts(db: Queryable): Promise<NonStandardCount[]> {
+  const { rows } = await db.query<{ reason: string; count: number }>(
+    `SELECT standard_reason AS reason, count(*)::int AS count FROM tx_submissions WHERE standard_verdict = 'non-standard' GROUP BY standard_reason ORDER BY standard_reason`,
+  );
+  return rows;
+}

@@ -1,0 +1,28 @@
+import type { RpcClient } from '../../bitcoin/rpc-client.ts';
+import type { Database } from '../../db/database.ts';
+import { nodeFailure } from '../../http/errors.ts';
+import { clientOfApiKey } from '../clients/api-keys.repository.ts';
+import { portalTxHex } from './portal-tx.repository.ts';
+
+/**
+ * What the public API reads beside the submission and status services: the
+ * best block, the portal's own copy of a transaction (the explorer routes)
+ * and the client an API key belongs to (the dry run).
+ */
+export function createPublicApiService(deps: { db: Database; rpc: RpcClient }) {
+  const { db, rpc } = deps;
+  return {
+    async bestBlock(): Promise<{ height: number; hash: string; time: number }> {
+      try {
+        const chain = await rpc.call<{ blocks: number; bestblockhash: string; time: number }>('getblockchaininfo');
+        return { height: chain.blocks, hash: chain.bestblockhash, time: chain.time };
+      } catch (error) {
+        throw nodeFailure(error);
+      }
+    },
+    portalTxHex: (txid: string) => portalTxHex(db, txid),
+    clientOfApiKey: (key: string) => clientOfApiKey(db, key),
+  };
+}
+
+export type PublicApiService = ReturnType<typeof createPublicApiService>;

@@ -1,0 +1,123 @@
+import { RpcError, RpcTransportError } from '../../bitcoin/rpc-client.ts';
+import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
+import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
+import { TxDecodeError } from '../../bitcoin/tx-codec.ts';
+import { ApiError, nodeFailure } from '../../http/errors.ts';
+import { normaliseClientCode } from '../discounts/discount-lookup.ts';
+import { functionalClears } from '../pricing/fee-math.ts';
+import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
+import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT, MISSING_INPUTS_MESSAGE } from './submission-rules.ts';
+import { decodeEach, decodeOrReject, normaliseItems } from './tx-decoding.ts';
+
+/**
+ * Transactions judged as a submission would be, without sending them: for
+ * the public API's `skip_mempool_submission` and its dry run
+ * (/api/mempool/tests). Nothing is recorded (no submission, no failure
+ * kept for staff); the audit trail still has the request like any other.
+ *
+ * The private mempool stays private as on the submission paths: an input
+ * spending a transaction the portal did not record is unknown (the node is
+ * not asked about it), and the node's reasons pass through the same filter.
+ */
+
+/** The node's answers that mean "it is already there", which sendrawtransaction answers with success. */
+const ALREADY_THERE = /^txn-already-(in-mempool|known)$|^txn-same-nonwitness-data-in-mempool$/;
+
+/** Judges one transaction as submit-tx would, up to the node's verdict (testmempoolaccept) instead of sending it. */
+export async function checkTx(service: SubmissionContext, rawHex: string, rawClientCode: string | undefined): Promise<{ status: 'success'; message: string; notice?: string }> {
+  // Cleaned as submit-tx cleans its hex (tx-decoding.ts), so both judge the same transaction.
+  const hex = normaliseItems([rawHex])[0] ?? '';
+  const clientCode = normaliseClientCode(rawClientCode);
+  const tx = await decodeOrReject(hex);
+  const current = await openForSubmissions(service);
+  let ctx: PricingContext;
+  let priced: PricedTx;
+  try {
+    [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
+  } catch (error) {
+    throw nodeFailure(error);
+  }
+  if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+  if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {
+    throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
+  }
+  const reason = (await verdicts(service, [hex]))[0];
+  if (reason !== undefined && !ALREADY_THERE.test(reason)) {
+    const { message, staffDetail } = await service.conflicts.publicReason(reason, [tx]);
+    throw new ApiError(422, message, notice(ctx), staffDetail);
+  }
+  return { status: 'success', message: tx.txid, ...notice(ctx) };
+}
+
+export interface MempoolTestResult {
+  txid: string | null;
+  wtxid: string | null;
+  allowed: boolean;
+  vsize: number | null;
+  fee: number | null;
+  reject_reason: string | null;
+}
+
+/**
+ * The node's testmempoolaccept for each transaction, as a package (parents
+ * first), with no pricing threshold: an authorised caller's dry run. A
+ * transaction that cannot be decoded, or spends an output the portal cannot
+ * see (unknown, or a transaction it did not record), is answered without
+ * asking the node; staff (`trusted`) get the node's own reasons, a client's
+ * key the filtered ones.
+ */
+export async function testMempoolAccept(service: SubmissionContext, rawHexes: string[], trusted: boolean): Promise<MempoolTestResult[]> {
+  const hexes = normaliseItems(rawHexes);
+  if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
+  if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
+  const decoded = await decodeEach(hexes);
+  const txs = decoded.filter((d): d is DecodedTx => !(d instanceof TxDecodeError));
+  if (txs.length < decoded.length) {
+    return decoded.map((d) => (d instanceof TxDecodeError ? refused(null, d.message) : refused(d, 'Not tested: another transaction of the list could not be decoded.')));
+  }
+  let priced: PricedTx[];
+  try {
+    priced = await priceTransactions(service.rpc, txs, service.pricing);
+  } catch (error) {
+    throw nodeFailure(error);
+  }
+  if (priced.some((p) => p.fee === undefined)) {
+    return priced.map((p) => (p.fee === undefined ? refused(p.tx, MISSING_INPUTS_MESSAGE) : refused(p.tx, 'Not tested: another transaction of the list spends outputs the mining node does not know.')));
+  }
+  let results: Array<{ txid: string; wtxid?: string; allowed?: boolean; vsize?: number; fees?: { base: number }; 'reject-reason'?: string; 'package-error'?: string }>;
+  try {
+    results = await service.rpc.call('testmempoolaccept', [hexes.map(validatedHex)]);
+  } catch (error) {
+    if (error instanceof RpcError || error instanceof RpcTransportError) throw nodeFailure(error);
+    throw error;
+  }
+  return Promise.all(
+    results.map(async (r, i) => {
+      const reason = r['reject-reason'] ?? r['package-error'];
+      const told = reason === undefined || trusted ? reason : (await service.conflicts.publicReason(reason, txs)).message;
+      return {
+        txid: r.txid,
+        wtxid: r.wtxid ?? txs[i]?.wtxid ?? null,
+        allowed: r.allowed === true,
+        vsize: r.vsize ?? null,
+        // The node reports BTC; sats are counted from the priced inputs, in integers.
+        fee: r.allowed === true ? priced[i]!.fee! : null,
+        reject_reason: r.allowed === true ? null : (told ?? null),
+      };
+    }),
+  );
+}
+
+function refused(tx: DecodedTx | null, reason: string): MempoolTestResult {
+  return { txid: tx?.txid ?? null, wtxid: tx?.wtxid ?? null, allowed: false, vsize: null, fee: null, reject_reason: reason };
+}
+
+/** testmempoolaccept's reasons, the node's failures answered as the submission paths answer them. */
+async function verdicts(service: SubmissionContext, hexes: string[]): Promise<Array<string | undefined>> {
+  try {
+    return await nodeVerdict(service, hexes);
+  } catch (error) {
+    throw nodeFailure(error);
+  }
+}

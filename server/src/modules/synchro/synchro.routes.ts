@@ -1,0 +1,18 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorResponse } from '../../http/errors.ts';
+import { SynchroTableResponse } from './synchro.schemas.ts';
+import type { SynchroService } from './synchro.service.ts';
+
+/** GET /rest-api/synchro/table (SPEC.md section 7's direct GET): any signed-in staff member. */
+export function synchroRoutes(service: SynchroService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/synchro/table', {
+      schema: {
+        tags: ['staff'],
+        summary: "What the pool has synchronised from its node: the mempool mirror's and the block tracker's state",
+        security: [{ bearer: [] }],
+        response: { 200: SynchroTableResponse, 401: ErrorResponse, 503: ErrorResponse },
+      },
+    }, () => service.table());
+  };
+}

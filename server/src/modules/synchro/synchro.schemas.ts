@@ -1,0 +1,43 @@
+import { Type, type Static } from 'typebox';
+import { MinedBlockSummary } from '../mempool-dashboard/mempool-dashboard.schemas.ts';
+
+/**
+ * The synchro table (SPEC.md sections 2 and 7: the blank page /synchro/table
+ * and its direct GET): what the pool has synchronised from its node, for an
+ * operator's probe. Staff only: the private mempool's aggregates are the
+ * same kind of figures the /mempool/ view shows staff.
+ */
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const SynchroTableResponse = Type.Object({
+  generated_at: Type.String({ format: 'date-time' }),
+  mempool: Type.Object(
+    {
+      mode: Type.String({ description: "How the mirror follows the node: 'zmq' (notifications) or 'polling'" }),
+      zmq_connected: Type.Boolean(),
+      lag_seconds: Type.Number({ minimum: 0, description: 'How far the mirror trails the node' }),
+      last_contact_at: Nullable(Type.String({ format: 'date-time', description: 'When the node last answered' })),
+      last_error: Nullable(Type.String({ description: "The mirror's last failure talking to the node; null when the last contact succeeded" })),
+      tx_count: Nullable(Type.Integer({ minimum: 0, description: 'Transactions mirrored; null before the first view' })),
+      vsize: Nullable(Type.Integer({ minimum: 0, description: 'Their total virtual size (vB)' })),
+      full_resyncs: Type.Integer({ minimum: 0 }),
+      polls: Type.Integer({ minimum: 0 }),
+      gaps: Type.Integer({ minimum: 0, description: 'Notification sequences that skipped (each repaired by a poll)' }),
+      projections: Type.Integer({ minimum: 0, description: 'Block projections computed since start' }),
+    },
+    { description: "The mirror of the node's mempool" },
+  ),
+  blocks: Type.Object(
+    {
+      tip_height: Nullable(Type.Integer({ minimum: 0 })),
+      tip_hash: Nullable(Type.String()),
+      last_24h_odds: Nullable(Type.Number({ description: "Percent of the last 144 blocks that are the pool's" })),
+      last_7d_odds: Nullable(Type.Number({ description: "Percent of the last 1,008 blocks that are the pool's" })),
+      odds_note: Nullable(Type.String({ description: 'Why the odds are unknown, when they are' })),
+      recent: Type.Array(MinedBlockSummary, { description: 'The latest blocks the tracker read, newest first' }),
+    },
+    { description: 'The block tracker: the chain tip and whose the recent blocks are' },
+  ),
+});
+export type SynchroTableResponse = Static<typeof SynchroTableResponse>;

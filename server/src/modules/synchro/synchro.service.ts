@@ -1,0 +1,66 @@
+import type { Clock } from '../../lib/clock.ts';
+import { RpcTransportError } from '../../bitcoin/rpc-client.ts';
+import type { MempoolReader, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
+import type { SynchroTableResponse } from './synchro.schemas.ts';
+
+/** The synchro table: the mempool mirror's and the block tracker's state, read from the engine (no node call). */
+export interface SynchroService {
+  table(): Promise<SynchroTableResponse>;
+}
+
+export function createSynchroService(deps: { mempool: MempoolReader; clock: Clock }): SynchroService {
+  const { mempool, clock } = deps;
+  return {
+    async table() {
+      const [view, odds] = await Promise.all([currentView(mempool), currentOdds(mempool)]);
+      // Read after the view: in synced mode the view brought the mirror up to date first.
+      const health = mempool.health();
+      const tip = view?.tip ?? odds.recentBlocks[0];
+      return {
+        generated_at: clock.now().toISOString(),
+        mempool: {
+          mode: health.mode,
+          zmq_connected: health.zmqConnected,
+          lag_seconds: Math.max(0, health.lagMs) / 1000,
+          last_contact_at: health.lastContactAtMs === undefined ? null : new Date(health.lastContactAtMs).toISOString(),
+          last_error: health.lastError ?? null,
+          tx_count: view?.mempool.txCount ?? null,
+          vsize: view?.mempool.vsize ?? null,
+          full_resyncs: health.fullResyncs,
+          polls: health.polls,
+          gaps: health.gaps,
+          projections: health.projections,
+        },
+        blocks: {
+          tip_height: tip?.height ?? null,
+          tip_hash: tip?.hash ?? null,
+          last_24h_odds: odds.last24h,
+          last_7d_odds: odds.last7d,
+          odds_note: odds.note,
+          recent: odds.recentBlocks,
+        },
+      };
+    },
+  };
+}
+
+/** The engine's current view; undefined while the node cannot be reached (the table then shows the mirror's error). */
+async function currentView(mempool: MempoolReader): Promise<MempoolView | undefined> {
+  try {
+    return await mempool.view();
+  } catch (error) {
+    if (error instanceof RpcTransportError) return undefined;
+    throw error;
+  }
+}
+
+/** The tracker's odds; unknown, saying why, while the node cannot be reached (an operator's probe still gets the table). */
+async function currentOdds(mempool: MempoolReader): Promise<PoolOdds> {
+  try {
+    return await mempool.odds();
+  } catch (error) {
+    if (!(error instanceof RpcTransportError)) throw error;
+    return { last24h: null, last7d: null, expectedNextBlockSeconds: null, recentBlocks: [], note: 'The node cannot be reached, so the recent blocks cannot be read.' };
+  }
+}

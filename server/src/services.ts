@@ -1,0 +1,196 @@
+import { createApiKeyService, type ApiKeyService } from './modules/clients/api-keys.service.ts';
+import { createPublicApiService, type PublicApiService } from './modules/public-api/public-api.service.ts';
+import type { AuditWriter } from './audit/audit-writer.ts';
+import type { LocalIssuer } from './auth/local-issuer.ts';
+import { createLocalLoginService, type LocalLoginService } from './auth/local-login.service.ts';
+import { createMempoolViewAccess, type MempoolViewAccess } from './auth/mempool-view-access.ts';
+import type { SignInConfig } from './auth/sign-in-config.routes.ts';
+import type { TokenVerifier } from './auth/token-verifier.ts';
+import type { RpcClient } from './bitcoin/rpc-client.ts';
+import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
+import type { Database, Queryable } from './db/database.ts';
+import { createPortalJobs, type PortalJobs, type PortalJobsDeps } from './jobs/portal-jobs.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
+import type { MempoolReader } from './mempool/mempool-engine.ts';
+import { createMetrics, type Metrics } from './metrics/metrics-registry.ts';
+import { createMetricsService, type MetricsService } from './metrics/metrics.service.ts';
+import { createAuditLogService, type AuditLogService } from './modules/audit-logs/audit-logs.service.ts';
+import { createChangeLogService, type ChangeLogService } from './modules/change-logs/change-logs.service.ts';
+import { createClientService, type ClientService } from './modules/clients/clients.service.ts';
+import type { CodeGenerator } from './modules/discounts/discount-codes.ts';
+import { createDiscountService, type DiscountService } from './modules/discounts/discounts.service.ts';
+import { createFailedTxService, type FailedTxService } from './modules/failed-txs/failed-txs.service.ts';
+import { createHealthService, type HealthService } from './modules/health/health.service.ts';
+import type { MarketRateSource } from './modules/pricing/market-rate.ts';
+import { createSettingsService, type SettingsService } from './modules/settings/settings.service.ts';
+import type { SettingsStore } from './modules/settings/settings.store.ts';
+import { createStatusService, type StatusService } from './modules/status/status.service.ts';
+import type { RecordKeeper } from './modules/submission/record-keeper.ts';
+import type { PolicyOracle } from './modules/policy/policy-oracle.ts';
+import { createSubmissionService, type SubmissionService } from './modules/submission/submission.service.ts';
+import { createTxPullerService, type TxPullerService } from './modules/tx-puller/tx-puller.service.ts';
+import { createTxReportService, type TxReportService } from './modules/tx-reports/tx-reports.service.ts';
+import { createClientWebhookService, type ClientWebhookService } from './modules/notifications/client-webhooks.service.ts';
+import { createWebhookKeys } from './modules/notifications/webhook-secrets.ts';
+import { createWebhookService, type WebhookService } from './modules/notifications/webhooks.service.ts';
+import { createEmailNotifyService, type EmailNotifyService } from './modules/notifications/email-notify.service.ts';
+import type { MailSender } from './modules/notifications/mail-sender.ts';
+import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
+
+/**
+ * The composition root: every service and the background jobs, built once
+ * from the adapters the caller chose (runtime.ts: the real ones; the tests
+ * and benches: theirs). buildApp (app.ts) takes the result and gives each
+ * route the services it needs, never the adapters behind them.
+ */
+
+export interface Adapters {
+  db: Database;
+  rpc: RpcClient;
+  clock: Clock;
+  market: MarketRateSource;
+  /**
+   * The mempool engine: projected blocks, positions, odds and the /mempool/
+   * dashboard's feed (`mempool.feed`). Started and stopped by whoever built
+   * it (runtime.ts, the tests), never here.
+   */
+  mempool: MempoolReader;
+  settings: SettingsStore;
+  audit: AuditWriter;
+  /** Keeps records of accepted submissions, spooling them to disk when the database is down. */
+  records: RecordKeeper;
+  /** Where the services say what went wrong outside a request's answer. */
+  log: Logger;
+  /** The node's network, already checked against its chain at start-up. */
+  network: string;
+  /**
+   * Staff sign-in: the verifier for the provider's and the portal's own
+   * tokens, the portal's own issuer (local accounts) and what the web app
+   * needs to start a sign-in. Without it, no staff routes are served.
+   * `accountsDb`: where sign-in reads the accounts, when not `db` (a test racing a password reset).
+   */
+  staff?: { verifier: TokenVerifier; issuer: LocalIssuer; signIn: SignInConfig; accountsDb?: Queryable };
+  /**
+   * The Prometheus registry, shared with whatever else is measured outside
+   * the app (the RPC client wrapped by instrumentRpc). Without it the
+   * services keep a registry of their own.
+   */
+  metrics?: Metrics;
+  /** The node's -bytespersigop (default 20), for the sigop-adjusted virtual size submissions are priced by. */
+  bytesPerSigop?: number;
+  /** The standard-policy oracle (modules/policy/): without it parse-tx says "unknown" for whether the public network would relay a transaction. */
+  policy?: PolicyOracle | undefined;
+  /** Discount codes' generator (tests choose the codes); random without. */
+  generateCode?: CodeGenerator;
+  /** The background jobs' timings and their own logger (the services' without). */
+  jobs?: Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'log' | 'webhooks'> & { log?: Logger };
+  /**
+   * Webhook notifications (modules/notifications). `portalKey`: the key the
+   * portal derives from AUTH_KEY_SECRET or DATA_DIR/auth-key.secret, from
+   * which every signing secret is derived again when needed (never stored).
+   */
+  webhooks: WebhookAdapters;
+  /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
+  mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
+}
+
+export interface WebhookAdapters {
+  portalKey: Buffer;
+  /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES. */
+  allowPrivate: boolean;
+  /** Delivery timings (tests shorten them). */
+  timeoutMs?: number;
+  baseBackoffMs?: number;
+  dispatchPollMs?: number;
+}
+
+export interface Services {
+  network: string;
+  settings: SettingsStore;
+  audit: AuditWriter;
+  records: RecordKeeper;
+  metrics: Metrics;
+  /** The mempool engine's read side: the dashboard's feed. */
+  mempool: MempoolReader;
+  submission: SubmissionService;
+  status: StatusService;
+  health: HealthService;
+  metricsService: MetricsService;
+  /** Who may see the private mempool's aggregates (the /mempool/ view, health details, an open scrape). */
+  mempoolView: MempoolViewAccess;
+  staff?: { verifier: TokenVerifier; login: LocalLoginService; signIn: SignInConfig };
+  clients: ClientService;
+  /** Clients' API keys (the Clients screen; the public API's dry run checks them through publicApi). */
+  apiKeys: ApiKeyService;
+  /** What the Slipstream-compatible API reads beside submission and status: the best block, the portal's copies, API keys. */
+  publicApi: PublicApiService;
+  discounts: DiscountService;
+  failedTxs: FailedTxService;
+  settingsAdmin: SettingsService;
+  auditLogs: AuditLogService;
+  changeLogs: ChangeLogService;
+  txPuller: TxPullerService;
+  txReports: TxReportService;
+  /** The synchro table: what the pool has synchronised from its node (mempool mirror, block tracker). */
+  synchro: SynchroService;
+  /** Callback URLs and clients' webhooks on submissions. */
+  webhooks: WebhookService;
+  /** A client's webhook and delivery log (the Clients screen). */
+  clientWebhooks: ClientWebhookService;
+  /** Addresses to email once a transaction settles. */
+  emailNotify: EmailNotifyService;
+  /** Tracking, retries and webhook deliveries: built here, started and stopped by the caller (never by buildApp). */
+  jobs: PortalJobs;
+}
+
+export function createServices(adapters: Adapters): Services {
+  const { db, rpc, clock, mempool, settings, audit, records, log } = adapters;
+  const metrics = adapters.metrics ?? createMetrics();
+  // One submission service: the API and the jobs (tracking, retries) submit through the same path.
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy });
+  const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
+  const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
+  const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };
+  return {
+    network: adapters.network,
+    settings,
+    audit,
+    records,
+    metrics,
+    mempool,
+    submission,
+    status: createStatusService({ db, rpc, mempool, log }),
+    health: createHealthService({ db, mempool, clock, log }),
+    metricsService: createMetricsService({ metrics, db, mempool, audit, clock, log }),
+    mempoolView: createMempoolViewAccess({ settings, verifier: adapters.staff?.verifier, log }),
+    ...(adapters.staff
+      ? {
+          staff: {
+            verifier: adapters.staff.verifier,
+            login: createLocalLoginService({ db: adapters.staff.accountsDb ?? db, issuer: adapters.staff.issuer, clock, metrics, log }),
+            signIn: adapters.staff.signIn,
+          },
+        }
+      : {}),
+    clients: createClientService(db),
+    apiKeys: createApiKeyService(db),
+    publicApi: createPublicApiService({ db, rpc }),
+    discounts: createDiscountService(db, adapters.generateCode ? { generateCode: adapters.generateCode } : {}),
+    failedTxs: createFailedTxService(db),
+    settingsAdmin: createSettingsService({ db, settings }),
+    auditLogs: createAuditLogService(db),
+    changeLogs: createChangeLogService(db),
+    txPuller: createTxPullerService({ db, clock }),
+    txReports: createTxReportService({ db, clock }),
+    synchro: createSynchroService({ mempool, clock }),
+    webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log }),
+    clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
+    emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
+    jobs: createPortalJobs({
+      db, rpc, mempool, submission, log: jobsLog ?? log, ...jobTimings,
+      webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },
+      ...(adapters.mail ? { email: { mail: adapters.mail.sender, clock, ...adapters.mail } } : {}),
+    }),
+  };
+}

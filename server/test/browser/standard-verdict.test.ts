@@ -1,0 +1,75 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, type LaunchedNode } from '../../dev/bitcoin/node-launcher.ts';
+import { launchPolicyNode, poolNodeP2pArgs } from '../../dev/bitcoin/policy-node.ts';
+import { connectPolicyOracle } from '../../src/modules/policy/policy-oracle.ts';
+import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from '../helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
+import { until } from '../helpers/until.ts';
+import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+
+/**
+ * The submit page says, beside the decoded summary, whether the public
+ * network would relay each transaction (a pool node and, beside it, a node
+ * with Bitcoin Core's default policy).
+ */
+
+let pool: TestNode;
+let policy: LaunchedNode;
+let policyDir: string;
+let db: TestDatabase;
+let app: WebTestApp;
+let browser: Browser;
+
+before(async () => {
+  const p2pPort = await freePort();
+  pool = await startTestNode({ extraArgs: poolNodeP2pArgs(p2pPort) });
+  policyDir = await mkdtemp(join(tmpdir(), 'policy-'));
+  policy = await launchPolicyNode({ datadir: policyDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
+  db = await testDatabases()[0]!.open();
+  app = await startWebTestApp(pool, db, { policy: connectPolicyOracle({ url: policy.rpcUrl, auth: { kind: 'cookie', cookieFile: policy.cookieFile } }) });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await db?.close();
+  await policy?.stop();
+  await rm(policyDir, { recursive: true, force: true });
+  await pool?.stop();
+});
+
+async function decoded(hex: string): Promise<{ page: Page; text: string }> {
+  const poolHeight = await pool.rpc.call<number>('getblockcount');
+  await until(async () => (await policy.rpc.call<number>('getblockcount')) >= poolHeight, async () => 'the policy node is behind');
+  const page = await browser.newPage();
+  await page.goto(`${app.base}/`);
+  await page.getByLabel(/Raw transaction hex/).fill(hex);
+  const summary = page.getByRole('region', { name: 'Decoded transactions' });
+  await summary.getByText(/^(standard|non-standard|unknown): /).waitFor();
+  return { page, text: await summary.innerText() };
+}
+
+test('a standard transaction: "standard: the public network would relay this"', async () => {
+  const tx = await pool.buildTx({ feeRate: 6 });
+  const { page, text } = await decoded(tx.hex);
+  assert.match(text, /Public network\s+standard: the public network would relay this/);
+  await page.close();
+});
+
+test('an oversize transaction: "non-standard: public nodes refuse it because …", and it can still be submitted', async () => {
+  const tx = await pool.buildOversize();
+  const { page, text } = await decoded(tx.hex);
+  assert.match(text, /Public network\s+non-standard: public nodes refuse it because the transaction is larger than the node relays .*\(tx-size\)/);
+  assert.match(text, /submitting is your decision/);
+  assert.equal(await page.getByRole('button', { name: 'SUBMIT', exact: true }).isDisabled(), false);
+  assert.deepEqual(await seriousA11yViolations(page), []);
+  await screenshot(page, 'standard-verdict-non-standard');
+  await page.close();
+});

@@ -1,0 +1,124 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import type { StatusResponse } from '../../src/modules/status/status.schemas.ts';
+import type { BuiltTx } from '../../dev/bitcoin/regtest-wallet.ts';
+import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { fillRandomMempool } from '../helpers/random-mempool.ts';
+import { startTestNode, type TestNode } from '../helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
+import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+
+/**
+ * The status page, live, in Chromium on a real node whose mempool spans
+ * several blocks: a cheap transaction shows as not yet competitive, its
+ * projected block highlighted and the bump advice as the engine computes
+ * it; a child paying the advised fee is sent, and the page (never reloaded)
+ * moves to waiting for the next block; a block is mined and it shows
+ * confirmed. The updates come over the status stream: the 30-second poll
+ * could not deliver them within the test.
+ */
+
+let node: TestNode;
+let db: TestDatabase;
+let app: WebTestApp;
+let browser: Browser;
+
+before(async () => {
+  node = await startTestNode({ extraArgs: ['-checkmempool=0'] });
+  await node.ensureUtxos(6);
+  db = await testDatabases()[0]!.open();
+  app = await startWebTestApp(node, db);
+  browser = await launchBrowser();
+  await fillRandomMempool(node, { seed: 31, payments: 300, large: 60, sigopHeavy: 0, prioritised: 0 });
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await db?.close();
+  await node?.stop();
+});
+
+const statusOf = async (txid: string) => (await (await fetch(`${app.base}/rest-api/status-check?tx_id=${txid}`)).json()) as StatusResponse;
+
+/** The builders take a rate (3 decimals) and pay ceil(rate × vsize): build until the child pays exactly `fee`. */
+async function childPaying(parent: BuiltTx, vout: number, fee: number, vsize: number): Promise<BuiltTx> {
+  let child = await node.buildChild({ parentHex: parent.hex, vout, feeRate: Math.floor((fee * 1000) / vsize) / 1000 });
+  for (let k = 0; k < 3 && child.fee !== fee; k++) child = await node.buildChild({ parentHex: parent.hex, vout, feeRate: Math.floor((fee * 1000) / child.vsize) / 1000 });
+  assert.equal(child.fee, fee);
+  return child;
+}
+
+const statusText = (page: Page) => page.getByTestId('tx-status');
+
+describe('status page, live and visual', () => {
+  test('not yet competitive → waiting for the next block → confirmed, without a reload; the strip and the advice are the engine\'s', async () => {
+    const cheap = await node.buildTx({ feeRate: 1 });
+    await node.rpc.call('sendrawtransaction', [cheap.hex]);
+    // The portal refuses a fee this low; it answers for an attempt it kept as failed.
+    await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [cheap.txid, cheap.hex]);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${app.base}/status?txid=${cheap.txid}`);
+    await page.getByTestId('bump-advice').waitFor();
+    assert.equal(await statusText(page).textContent(), 'Waiting: not yet competitive for the next block');
+    await page.evaluate('window.__sameDocument = true');
+
+    const engine = await statusOf(cheap.txid);
+    const block = engine.transaction.position.block!;
+    assert.ok(block > 0, `projected block ${block}`);
+    const highlighted = page.getByTestId('tx-block');
+    assert.equal(await highlighted.locator('.sl-label').textContent(), `Block ${block + 1}`);
+    assert.equal(await page.getByTestId('tx-depth').textContent(), `${engine.transaction.position.vsize!.toLocaleString('en-US')} vB deep`);
+    // The public mempool view is off: the strip shows no other block's figures.
+    assert.equal(await page.locator('.sl-count').count(), 0);
+    const advice = engine.bump!;
+    assert.equal(await page.getByTestId('cpfp-fee').textContent(), `${advice.cpfp!.child_fee.toLocaleString('en-US')} sats`);
+    assert.match((await page.getByTestId('bump-advice').textContent())!, new RegExp(advice.cpfp!.output));
+    assert.equal(await page.getByTestId('rbf-fee').textContent(), `${advice.rbf!.fee.toLocaleString('en-US')} sats`);
+    assert.match((await page.getByTestId('tx-eta').textContent())!, new RegExp(`^Likely within ${block + 1} blocks`));
+    assert.deepEqual(await seriousA11yViolations(page), []);
+    await screenshot(page, 'status-live-behind-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1'), false, 'no sideways scrolling at 390 px');
+    await screenshot(page, 'status-live-behind-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    const child = await childPaying(cheap, Number(advice.cpfp!.output.split(':')[1]), advice.cpfp!.child_fee, advice.cpfp!.child_vsize);
+    await node.rpc.call('sendrawtransaction', [child.hex]);
+    await statusText(page).filter({ hasText: 'Waiting for the next block' }).waitFor({ timeout: 20_000 });
+    const lifted = await statusOf(cheap.txid);
+    assert.equal(lifted.transaction.position.block, 0, 'the engine puts the package in the next block');
+    assert.equal(await highlighted.locator('.sl-label').textContent(), 'Next block');
+    assert.equal(await page.getByTestId('bump-advice').count(), 0, 'no advice for a competitive transaction');
+    await screenshot(page, 'status-live-next-desktop');
+
+    await node.mine(1);
+    await statusText(page).filter({ hasText: 'Confirmed' }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.evaluate('window.__sameDocument'), true, 'the page was not reloaded');
+    await screenshot(page, 'status-live-confirmed-desktop');
+    await page.close();
+  });
+
+  test('with the public mempool view on, the strip shows the other blocks\' figures, the engine\'s', async () => {
+    const cheap = await node.buildTx({ feeRate: 1 });
+    await node.rpc.call('sendrawtransaction', [cheap.hex]);
+    await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [cheap.txid, cheap.hex]);
+    await db.query("UPDATE settings SET value = 'true' WHERE item = 'public_mempool_view'");
+    app.settings.invalidate();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${app.base}/status?txid=${cheap.txid}`);
+      await page.locator('.sl-count').first().waitFor();
+      const state = (await (await fetch(`${app.base}/mempool/api/state`)).json()) as { projectedBlocks: Array<{ txCount: number }> };
+      assert.equal(await page.locator('.sl-count').first().textContent(), `${state.projectedBlocks[0]!.txCount.toLocaleString('en-US')} txs`);
+      assert.deepEqual(await seriousA11yViolations(page), []);
+      await screenshot(page, 'status-live-public-view-desktop');
+      await page.close();
+    } finally {
+      await db.query("UPDATE settings SET value = 'false' WHERE item = 'public_mempool_view'");
+      app.settings.invalidate();
+    }
+  });
+});

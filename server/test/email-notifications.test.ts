@@ -1,0 +1,148 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { EMAIL_NOT_AVAILABLE_MESSAGE, EMAIL_UNKNOWN_TX_MESSAGE } from '../src/modules/notifications/email-notify.service.ts';
+import { createSmtpSender, type MailSender } from '../src/modules/notifications/mail-sender.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { until } from './helpers/until.ts';
+
+/**
+ * "Email me when it is mined" through a real SMTP server started here: one
+ * email at the final event, with the txid and the block, then the address is
+ * gone from the database; the audit trail never held it.
+ */
+
+interface Mail {
+  to: string[];
+  raw: string;
+}
+
+const inbox: Mail[] = [];
+let smtpDown = false;
+let smtp: SMTPServer;
+let smtpUrl: string;
+let node: TestNode;
+
+before(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onRcptTo(address, _session, callback) {
+      callback(smtpDown ? Object.assign(new Error('Mailbox busy, try later'), { responseCode: 451 }) : undefined);
+    },
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (c: Buffer) => (raw += c.toString()));
+      stream.on('end', () => {
+        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  node = await startTestNode();
+  await node.ensureUtxos(10);
+});
+
+after(async () => {
+  await node?.stop();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+/** The body of a (quoted-printable, folded) message as plain text. */
+const textOf = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+
+for (const engine of testDatabases()) {
+  describe(`email me when it is mined (${engine.name})`, () => {
+    let db: TestDatabase;
+    let t: TestApp;
+    let sender: MailSender;
+
+    before(async () => {
+      db = await engine.open();
+      sender = createSmtpSender({ url: smtpUrl, from: 'Pool portal <portal@pool.example>' });
+      t = await startTestApp(node, db, {
+        jobs: { runner: { pollMs: 100 }, recheckMs: 60_000 },
+        mail: { sender, publicUrl: 'https://pool.example', baseBackoffMs: 100, dispatchPollMs: 100 },
+      });
+    });
+    after(async () => {
+      await t?.close();
+      await db?.close();
+      sender?.close();
+    });
+
+    const ask = (txid: string, email: string) => post<{ status: string; message: string }>(t.app, '/rest-api/notify-email', { txid, notify_email: email });
+    const stored = async (txid: string) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM email_subscriptions WHERE txid = $1', [txid])).rows[0]!.n;
+
+    test('site-info says emails are offered', async () => {
+      assert.equal((await get<{ email_notifications: boolean }>(t.app, '/rest-api/site-info')).body.email_notifications, true);
+    });
+
+    test('one email when it is mined, with the txid, the block and the status link; then the address is deleted', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).statusCode, 200);
+      await t.records.idle();
+      const email = `miner-${engine.name}@example.com`;
+      const res = await ask(tx.txid, email);
+      assert.deepEqual(res.body, { status: 'success', message: 'We will email you once, when this transaction is mined.' });
+      assert.equal(await stored(tx.txid), 1);
+      const [hash] = await node.mine(1);
+      const height = await node.rpc.call<number>('getblockcount');
+      await until(async () => inbox.some((m) => m.to.includes(email)), async () => `inbox: ${inbox.length}`, 20_000);
+      const mails = inbox.filter((m) => m.to.includes(email));
+      assert.equal(mails.length, 1);
+      const text = textOf(mails[0]!.raw);
+      assert.match(text, new RegExp(`Subject: Transaction ${tx.txid.slice(0, 8)}.*mined in block ${height}`));
+      assert.ok(text.includes(`Transaction ${tx.txid} was mined in block ${height} (${hash})`), text);
+      assert.ok(text.includes(`https://pool.example/tx/${tx.txid}`));
+      assert.match(text, /From: Pool portal <portal@pool\.example>/);
+      await until(async () => (await stored(tx.txid)) === 0, async () => 'the address is still stored', 10_000);
+      await t.services.audit.flush();
+      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_logs WHERE request_payload LIKE $1 OR response_payload LIKE $1`, [`%${email}%`]);
+      assert.equal(rows[0]!.n, 0, 'the audit trail does not hold the address');
+    });
+
+    test('a mail server refusing for a while gets the email later, once', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      await t.records.idle();
+      const email = `later-${engine.name}@example.com`;
+      await ask(tx.txid, email);
+      smtpDown = true;
+      await node.mine(1);
+      await until(async () => ((await db.query<{ attempts: number }>('SELECT attempts FROM email_subscriptions WHERE txid = $1', [tx.txid])).rows[0]?.attempts ?? 0) > 0, async () => 'no failed attempt yet', 20_000);
+      smtpDown = false;
+      await until(async () => inbox.some((m) => m.to.includes(email)), async () => 'not sent after the server came back', 20_000);
+      await until(async () => (await stored(tx.txid)) === 0, async () => 'the address is still stored', 10_000);
+      assert.equal(inbox.filter((m) => m.to.includes(email)).length, 1);
+    });
+
+    test('a transaction the portal did not record, or a bad address, is refused and stores nothing', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      await node.rpc.call('sendrawtransaction', [tx.hex]);
+      const unknown = await ask(tx.txid, 'someone@example.com');
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.body.message, EMAIL_UNKNOWN_TX_MESSAGE);
+      const bad = await ask(tx.txid, 'not an address');
+      assert.equal(bad.statusCode, 400);
+      assert.equal(await stored(tx.txid), 0);
+    });
+
+    test('without SMTP the portal offers no email and refuses the request', async () => {
+      const plain = await startTestApp(node, db);
+      try {
+        assert.equal((await get<{ email_notifications: boolean }>(plain.app, '/rest-api/site-info')).body.email_notifications, false);
+        const res = await post<{ message: string }>(plain.app, '/rest-api/notify-email', { txid: '00'.repeat(32), notify_email: 'a@example.com' });
+        assert.equal(res.statusCode, 404);
+        assert.equal(res.body.message, EMAIL_NOT_AVAILABLE_MESSAGE);
+      } finally {
+        await plain.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,20 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rejectReasonEntry } from '../../src/bitcoin/reject-reasons.ts';
+import { standardText } from '../../../web/src/public/standard-verdict.ts';
+
+/** The submit page's words for parse-tx's `standard` verdict (issue: tell users why the public network refuses their transaction). */
+
+test('standard and unknown in the page\'s words', () => {
+  assert.equal(standardText({ verdict: 'standard' }), 'standard: the public network would relay this');
+  assert.match(standardText({ verdict: 'unknown' }), /^unknown: /);
+});
+
+test('non-standard: the plain explanation, then Core\'s code', () => {
+  const explanation = rejectReasonEntry('dust')!.plain;
+  assert.equal(
+    standardText({ verdict: 'non-standard', reason: 'dust', explanation }),
+    `non-standard: public nodes refuse it because ${explanation.charAt(0).toLowerCase()}${explanation.slice(1).replace(/\.$/, '')} (dust)`,
+  );
+  assert.equal(standardText({ verdict: 'non-standard', reason: 'tx-size' }), 'non-standard: public nodes refuse it because of its policy (tx-size)');
+});

@@ -1,0 +1,260 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifySignature } from '../src/modules/notifications/webhook-signature.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
+import { post, startTestApp } from './helpers/test-app.ts';
+import { until } from './helpers/until.ts';
+
+/**
+ * A submitter's callback_url on a real node: a real HTTP receiver gets every
+ * event of its transaction in order, signed with the secret the submit answer
+ * gave, and gets what it missed while it was down, once each.
+ */
+
+interface Event {
+  delivery_id: string;
+  event: string;
+  txid: string;
+  status: string;
+  block_height?: number;
+  block_hash?: string;
+  replaced_by?: string;
+  reason?: string;
+}
+
+interface Delivery {
+  event: Event;
+  body: string;
+  signature: string;
+  idempotencyKey: string;
+}
+
+const deliveries: Delivery[] = [];
+let receiverDown = false;
+let receiver: http.Server;
+let receiverUrl: string;
+let node: TestNode;
+
+before(async () => {
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (receiverDown) {
+        res.statusCode = 503;
+        return res.end();
+      }
+      deliveries.push({ event: JSON.parse(body) as Event, body, signature: String(req.headers['slipstream-signature']), idempotencyKey: String(req.headers['slipstream-delivery']) });
+      res.statusCode = 204;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  node = await startTestNode();
+  await node.ensureUtxos(20);
+});
+
+after(async () => {
+  await node?.stop();
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+/** A transaction's events; `next_block` comes whenever the projection first puts it in the next block, so tests of the other events leave it out. */
+const allEventsOf = (txid: string) => deliveries.filter((d) => d.event.txid === txid);
+const eventsOf = (txid: string) => allEventsOf(txid).filter((d) => d.event.event !== 'next_block');
+const eventNames = (txid: string) => eventsOf(txid).map((d) => d.event.event);
+
+for (const engine of testDatabases()) {
+  describe(`webhook notifications (${engine.name})`, () => {
+    let db: TestDatabase;
+    let t: StaffTestApp;
+
+    before(async () => {
+      db = await engine.open();
+      t = await startStaffTestApp(db, node, {
+        jobs: { runner: { pollMs: 100 }, recheckMs: 60_000 },
+        webhooks: { allowPrivate: true, baseBackoffMs: 100, dispatchPollMs: 100 },
+      });
+      await t.setSetting('fee_rate_floor', '0');
+      await t.setSetting('slipstream_multiplier', '1');
+    });
+    after(async () => {
+      await t?.close();
+      await db?.close();
+    });
+
+    const submit = async (hex: string) => {
+      const res = await post<{ status: string; message: string; callback_secret?: string }>(t.app, '/rest-api/submit-tx', { tx_hex: hex, callback_url: receiverUrl });
+      assert.equal(res.body.status, 'success', res.body.message);
+      assert.match(res.body.callback_secret ?? '', /^whsec_/);
+      return res.body.callback_secret!;
+    };
+    const received = (txid: string, names: string[]) =>
+      until(async () => eventNames(txid).length >= names.length, async () => `${txid}: ${JSON.stringify(eventNames(txid))}`, 20_000);
+
+    test('accepted, then mined with its block, each signed with the secret the answer gave', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const secret = await submit(tx.hex);
+      await received(tx.txid, ['accepted']);
+      const [hash] = await node.mine(1);
+      await received(tx.txid, ['accepted', 'mined']);
+      assert.deepEqual(eventNames(tx.txid), ['accepted', 'mined']);
+      const mined = eventsOf(tx.txid)[1]!;
+      assert.equal(mined.event.block_hash, hash);
+      assert.equal(mined.event.block_height, await node.rpc.call<number>('getblockcount'));
+      assert.equal(mined.event.status, 'confirmed');
+      const now = Math.floor(Date.now() / 1000);
+      for (const d of eventsOf(tx.txid)) {
+        assert.equal(verifySignature(secret, d.body, d.signature, now), true, 'signed with the secret the submitter got');
+        assert.equal(d.idempotencyKey, d.event.delivery_id);
+      }
+      assert.equal(verifySignature(secret, mined.body.replace(hash!, '00'.repeat(32)), mined.signature, now), false, 'a tampered body does not verify');
+    });
+
+    test('next_block: told once when the projection first puts it in the next block, before it is mined', async () => {
+      const tx = await node.buildTx({ feeRate: 4 });
+      await submit(tx.hex);
+      await until(async () => allEventsOf(tx.txid).some((d) => d.event.event === 'next_block'), async () => JSON.stringify(allEventsOf(tx.txid).map((d) => d.event.event)), 20_000);
+      const next = allEventsOf(tx.txid).find((d) => d.event.event === 'next_block')!.event as Event & { projected_block: number; next_block_height: number };
+      assert.equal(next.projected_block, 0);
+      assert.equal(next.next_block_height, (await node.rpc.call<number>('getblockcount')) + 1);
+      await node.mine(1);
+      await received(tx.txid, ['accepted', 'mined']);
+      assert.deepEqual(allEventsOf(tx.txid).map((d) => d.event.event), ['accepted', 'next_block', 'mined'], 'in the order they happened, next_block once');
+    });
+
+    test('replaced: the event names the replacement', async () => {
+      const original = await node.buildTx({ feeRate: 3 });
+      await submit(original.hex);
+      await received(original.txid, ['accepted']);
+      const replacement = await node.buildReplacement(original.hex, 10);
+      await node.rpc.call('sendrawtransaction', [replacement.hex]);
+      await received(original.txid, ['accepted', 'replaced']);
+      const replaced = eventsOf(original.txid)[1]!.event;
+      assert.equal(replaced.event, 'replaced');
+      assert.equal(replaced.replaced_by, replacement.txid);
+    });
+
+    test('a receiver that was down gets what it missed when it is back, in order and once each', async () => {
+      receiverDown = true;
+      const tx = await node.buildTx({ feeRate: 3 });
+      await submit(tx.hex);
+      await node.mine(1);
+      await until(
+        async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE s.txid = $1 AND d.attempts > 1`, [tx.txid])).rows[0]!.n > 0,
+        async () => 'no retried delivery yet',
+        20_000,
+      );
+      assert.deepEqual(eventNames(tx.txid), [], 'nothing was received while down');
+      const down = await t.services.metricsService.scrape();
+      assert.match(down, /slipstream_webhook_attempts_total\{outcome="retrying"\} [1-9]/);
+      assert.match(down, /slipstream_webhook_pending [1-9]/);
+      assert.match(down, /slipstream_webhook_oldest_pending_age_seconds (?!0\n)\d/);
+      receiverDown = false;
+      await received(tx.txid, ['accepted', 'mined']);
+      await t.jobs!.runner.idle();
+      assert.deepEqual(eventNames(tx.txid), ['accepted', 'mined']);
+      assert.equal(new Set(eventsOf(tx.txid).map((d) => d.event.delivery_id)).size, 2);
+      const up = await t.services.metricsService.scrape();
+      assert.match(up, /slipstream_webhook_pending 0\n/);
+      assert.match(up, /slipstream_webhook_attempts_total\{outcome="delivered"\} [1-9]/);
+    });
+
+    test("a client's webhook gets the events of submissions made with its codes; staff see the deliveries and can send one again", async () => {
+      const client = await t.call<{ id: number }>('POST', '/rest-api/client/add', { body: { name: `Webhook client ${engine.name}` } });
+      const code = `HOOK${engine.name.toUpperCase()}`;
+      await db.query("INSERT INTO discount_codes (code, client_id, discount_percentage, valid_from, valid_until) VALUES ($1, $2, 10, now(), now() + interval '1 day')", [code, client.body.id]);
+      const clientUrl = `${receiverUrl}?client=${client.body.id}`;
+
+      const refused = await t.call<{ message: string }>('POST', `/rest-api/client/${client.body.id}/webhook`, { body: { url: 'http://127.0.0.1/x' }, as: 'viewer' });
+      assert.equal(refused.statusCode, 403, 'viewers do not set webhooks');
+      const set = await t.call<{ webhook: { url: string }; secret?: string }>('POST', `/rest-api/client/${client.body.id}/webhook`, { body: { url: clientUrl } });
+      assert.equal(set.statusCode, 200);
+      assert.match(set.body.secret ?? '', /^whsec_/, 'a new webhook shows its secret once');
+      const again = await t.call<{ secret?: string }>('POST', `/rest-api/client/${client.body.id}/webhook`, { body: { url: clientUrl } });
+      assert.equal(again.body.secret, undefined, 'changing the URL keeps the secret and does not show it again');
+      const viewed = await t.call<{ webhook: { url: string } }>('GET', `/rest-api/client/${client.body.id}/webhook`, { as: 'viewer' });
+      assert.equal(viewed.body.webhook.url, clientUrl);
+      assert.equal(JSON.stringify(viewed.body).includes('whsec_'), false);
+
+      const tx = await node.buildTx({ feeRate: 3 });
+      const res = await post<{ status: string; callback_secret?: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, client_code: code });
+      assert.equal(res.body.status, 'success');
+      assert.equal(res.body.callback_secret, undefined, 'no callback_url, no callback secret');
+      await node.mine(1);
+      await received(tx.txid, ['accepted', 'mined']);
+      const now = Math.floor(Date.now() / 1000);
+      for (const d of eventsOf(tx.txid)) assert.equal(verifySignature(set.body.secret!, d.body, d.signature, now), true, "signed with the client's secret");
+
+      const log = await t.call<{ result: Array<{ id: number; txid: string; event: string; state: string }>; total: number }>('GET', `/rest-api/client/${client.body.id}/webhook-deliveries`, { as: 'viewer' });
+      const logged = log.body.result.filter((d) => d.event !== 'next_block');
+      assert.deepEqual(logged.map((d) => [d.event, d.state]), [['mined', 'delivered'], ['accepted', 'delivered']]);
+      assert.equal(log.body.total, log.body.result.length);
+      const before = eventsOf(tx.txid).length;
+      const resend = await t.call<{ status: string }>('POST', `/rest-api/client/${client.body.id}/webhook-deliveries/${logged[1]!.id}/redeliver`);
+      assert.equal(resend.body.status, 'success');
+      await until(async () => eventsOf(tx.txid).length > before, async () => 'not sent again', 20_000);
+      const resent = eventsOf(tx.txid).at(-1)!;
+      assert.equal(resent.event.event, 'accepted');
+      assert.equal(resent.event.delivery_id, eventsOf(tx.txid)[0]!.event.delivery_id, 'the same delivery id, so the receiver can tell');
+    });
+
+    test('the Slipstream-compatible API takes callback_url too, for a transaction and a package', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const single = await post<{ status: string; message: string; callback_secret?: string }>(t.app, '/api/transactions', { tx_hex: tx.hex, callback_url: receiverUrl });
+      assert.equal(single.body.status, 'success', single.body.message);
+      assert.match(single.body.callback_secret ?? '', /^whsec_/);
+      const parent = await node.buildTx({ feeRate: 3 });
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
+      const pkg = await post<{ status: string; callback_secret?: string }>(t.app, '/api/transactions/packages', { tx_hexes: [parent.hex, child.hex], callback_url: receiverUrl });
+      assert.equal(pkg.body.status, 'success', JSON.stringify(pkg.body));
+      await received(tx.txid, ['accepted']);
+      await received(parent.txid, ['accepted']);
+      await received(child.txid, ['accepted']);
+      const now = Math.floor(Date.now() / 1000);
+      assert.equal(verifySignature(pkg.body.callback_secret!, eventsOf(child.txid)[0]!.body, eventsOf(child.txid)[0]!.signature, now), true);
+
+      const dry = await post<{ status: string; message: string }>(t.app, '/api/transactions', { tx_hex: (await node.buildTx({ feeRate: 3 })).hex, callback_url: receiverUrl, skip_mempool_submission: true });
+      assert.equal(dry.statusCode, 400);
+      assert.match(dry.body.message, /cannot be used with skip_mempool_submission/);
+    });
+
+    test('evicted: the node lost its mempool and now refuses the transaction; the event says why', async () => {
+      const cheap = await node.buildTx({ feeRate: 3 });
+      await submit(cheap.hex);
+      await received(cheap.txid, ['accepted']);
+      // Restarted without its mempool, asking 10 sat/vB now; its wallet must not put the transaction back itself.
+      await node.restart({ dropMempool: true, extraArgs: ['-minrelaytxfee=0.0001', '-walletbroadcast=0'] });
+      try {
+        await until(async () => eventNames(cheap.txid).includes('evicted'), async () => JSON.stringify(eventNames(cheap.txid)), 60_000);
+      } finally {
+        await node.restart();
+      }
+      const evicted = eventsOf(cheap.txid).find((d) => d.event.event === 'evicted')!.event;
+      assert.equal(evicted.status, 'evicted');
+      assert.match(evicted.reason ?? '', /min relay fee not met|mempool min fee not met/);
+      assert.deepEqual(eventNames(cheap.txid), ['accepted', 'evicted']);
+    });
+
+    test('a callback URL the portal will not call is refused before anything is submitted', async () => {
+      const strict = await startTestApp(node, db, { webhooks: { allowPrivate: false } });
+      try {
+        const tx = await node.buildTx({ feeRate: 3 });
+        for (const url of ['http://127.0.0.1:9/hook', 'http://169.254.169.254/latest/meta-data/', 'http://localhost/hook', 'file:///etc/passwd']) {
+          const res = await post<{ message: string }>(strict.app, '/rest-api/submit-tx', { tx_hex: tx.hex, callback_url: url });
+          assert.equal(res.statusCode, 400, url);
+          assert.match(res.body.message, /callback URL/);
+        }
+        assert.equal((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), false, 'nothing was submitted');
+      } finally {
+        await strict.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,149 @@
+import type { BatchEntry } from './batch-input.ts';
+
+/**
+ * The queue's rows and the changes made to them, as plain data: the page
+ * keeps them in React state and in session storage, so a reload (or a look at
+ * a status page and Back) finds the queue as it was. Nothing leaves the queue
+ * unless the user removes it or clears the queue.
+ */
+
+/** One transaction of a row as parse-tx described it. */
+export interface RowTx {
+  txid?: string;
+  vsize?: number;
+  fee?: number | null;
+  feeRate?: number | null;
+  meetsMinimum?: boolean | null;
+  /** The server's words: why it cannot be decoded, or what its fee means. */
+  message: string;
+  error: boolean;
+  /** Present when the entry was a PSBT: the fee the PSBT itself states (sats), null when it does not say. */
+  psbt?: { statedFee: number | null };
+}
+
+export type ParseState = { state: 'pending' } | { state: 'done'; txs: RowTx[] } | { state: 'failed'; message: string };
+
+export type SendState =
+  | { state: 'unsent' }
+  | { state: 'queued' }
+  | { state: 'sending' }
+  /** Refused with 429: sending again at `until` (ms since epoch), as Retry-After asked. */
+  | { state: 'waiting'; until: number }
+  | { state: 'accepted'; txids: string[] }
+  | { state: 'refused'; message: string };
+
+export interface QueueRow extends BatchEntry {
+  id: string;
+  parse: ParseState;
+  send: SendState;
+}
+
+let counter = 0;
+const newId = () => `${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+export function newRows(entries: BatchEntry[]): QueueRow[] {
+  return entries.map((e) => ({ ...e, id: newId(), parse: { state: 'pending' as const }, send: { state: 'unsent' as const } }));
+}
+
+export const removeRow = (rows: QueueRow[], id: string) => rows.filter((row) => row.id !== id);
+
+export const updateRow = (rows: QueueRow[], id: string, change: Partial<Pick<QueueRow, 'parse' | 'send'>>) =>
+  rows.map((row) => (row.id === id ? { ...row, ...change } : row));
+
+/** Send all: every row not sent yet waits its turn, in queue order. */
+export const queueUnsent = (rows: QueueRow[]) => rows.map((row) => (row.send.state === 'unsent' ? { ...row, send: { state: 'queued' as const } } : row));
+
+/** Stop: rows still waiting their turn go back to not sent. */
+export const unqueue = (rows: QueueRow[]) => rows.map((row) => (row.send.state === 'queued' ? { ...row, send: { state: 'unsent' as const } } : row));
+
+/** The next row to send: the first one waiting its turn. */
+export const nextToSend = (rows: QueueRow[]) => rows.find((row) => row.send.state === 'queued');
+
+/** The next row to decode. */
+export const nextToParse = (rows: QueueRow[]) => rows.find((row) => row.parse.state === 'pending');
+
+/** Rows whose decoding used a client code must be decoded again when it changes (sent rows keep their answer). */
+export const reparseUnsent = (rows: QueueRow[]) =>
+  rows.map((row) => (row.send.state === 'accepted' || row.parse.state === 'pending' ? row : { ...row, parse: { state: 'pending' as const } }));
+
+// ---- session storage ----
+// The rows' state is saved on every change; their entries, which can be
+// megabytes, once when added, each under its own key.
+
+export const ROWS_KEY = 'slipstream.batch-queue.v1';
+export const itemsKey = (id: string) => `slipstream.batch-entry.v1.${id}`;
+
+/** The part of the Storage interface the queue uses (sessionStorage in the page). */
+export type QueueStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+export interface StoredQueue {
+  rows: QueueRow[];
+  clientCode: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+type StoredRow = Omit<QueueRow, 'items'>;
+
+function isStoredRow(v: unknown): v is StoredRow {
+  return (
+    isObject(v) &&
+    typeof v.id === 'string' &&
+    typeof v.source === 'string' &&
+    typeof v.isPackage === 'boolean' &&
+    isObject(v.parse) &&
+    typeof v.parse.state === 'string' &&
+    isObject(v.send) &&
+    typeof v.send.state === 'string'
+  );
+}
+
+function readItems(storage: QueueStorage, id: string): string[] | undefined {
+  try {
+    const items: unknown = JSON.parse(storage.getItem(itemsKey(id)) ?? 'null');
+    return Array.isArray(items) && items.every((item) => typeof item === 'string') ? items : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The queue a reload finds. A send that was under way when the page went
+ * away may or may not have reached the server: such rows come back as not
+ * sent, for the user to send again (the node answers a repeat with its own
+ * verdict), never sent again by themselves. A row whose entry was not kept
+ * (storage full) is not restored.
+ */
+export function loadQueue(storage: QueueStorage): StoredQueue {
+  const empty = { rows: [], clientCode: '' };
+  let value: unknown;
+  try {
+    value = JSON.parse(storage.getItem(ROWS_KEY) ?? 'null');
+  } catch {
+    return empty;
+  }
+  if (!isObject(value) || !Array.isArray(value.rows) || !value.rows.every(isStoredRow)) return empty;
+  const rows: QueueRow[] = [];
+  for (const row of value.rows) {
+    const items = readItems(storage, row.id);
+    if (!items) continue;
+    const interrupted = row.send.state === 'queued' || row.send.state === 'sending' || row.send.state === 'waiting';
+    rows.push({ ...row, items, ...(interrupted ? { send: { state: 'unsent' as const } } : {}) });
+  }
+  return { rows, clientCode: typeof value.clientCode === 'string' ? value.clientCode : '' };
+}
+
+/** Saves the rows' state; throws when the storage is full. */
+export function saveRows(storage: QueueStorage, queue: StoredQueue): void {
+  const rows: StoredRow[] = queue.rows.map(({ items: _items, ...row }) => row);
+  storage.setItem(ROWS_KEY, JSON.stringify({ rows, clientCode: queue.clientCode }));
+}
+
+/** Saves new rows' entries; throws when the storage is full. */
+export function saveItems(storage: QueueStorage, rows: QueueRow[]): void {
+  for (const row of rows) storage.setItem(itemsKey(row.id), JSON.stringify(row.items));
+}
+
+export function dropItems(storage: QueueStorage, ids: string[]): void {
+  for (const id of ids) storage.removeItem(itemsKey(id));
+}

@@ -1,0 +1,182 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { BatchEntry } from './batch-input.ts';
+import {
+  dropItems,
+  loadQueue,
+  newRows,
+  nextToParse,
+  nextToSend,
+  queueUnsent,
+  removeRow,
+  reparseUnsent,
+  saveItems,
+  saveRows,
+  unqueue,
+  updateRow,
+  type QueueRow,
+  type StoredQueue,
+} from './batch-queue.ts';
+import { parseRow, sendRow } from './batch-sender.ts';
+
+export interface BatchQueue {
+  rows: QueueRow[];
+  clientCode: string;
+  /** A send (or decode) is waiting out a 429 until then (ms since epoch). */
+  waitUntil: number | null;
+  sending: boolean;
+  /** Session storage refused the queue (full): it lives only as long as the tab. */
+  notKept: boolean;
+  add: (entries: BatchEntry[]) => void;
+  remove: (id: string) => void;
+  clear: () => void;
+  sendAll: () => void;
+  retry: (id: string) => void;
+  stop: () => void;
+  setClientCode: (code: string) => void;
+}
+
+const storage = () => window.sessionStorage;
+
+/**
+ * The queue's state, kept in session storage as it changes, with two loops
+ * working through it one request at a time: one decodes new rows, the other
+ * sends the rows the user asked to send, in queue order. Both stop when the
+ * page goes away; the rows they had not finished come back as they were.
+ */
+export function useBatchQueue(): BatchQueue {
+  const [queue, setQueue] = useState<StoredQueue>(() => loadQueue(storage()));
+  const [waitUntil, setWaitUntil] = useState<number | null>(null);
+  const [sending, setSending] = useState(false);
+  const [notKept, setNotKept] = useState(false);
+  const [parserRuns, setParserRuns] = useState(0);
+  // The loops read and change the queue between renders: the ref is the truth, the state its last render.
+  const current = useRef(queue);
+  const alive = useRef(new AbortController());
+  const parsing = useRef(false);
+  const sendLoop = useRef<AbortController | null>(null);
+
+  const commit = useCallback((change: (q: StoredQueue) => StoredQueue, added: QueueRow[] = []) => {
+    current.current = change(current.current);
+    setQueue(current.current);
+    // Storage full: the queue still works in this tab. Entries not kept are not left behind to fill it further.
+    try {
+      saveItems(storage(), added);
+    } catch {
+      dropItems(storage(), added.map((row) => row.id));
+      setNotKept(true);
+    }
+    try {
+      saveRows(storage(), current.current);
+    } catch {
+      setNotKept(true);
+    }
+  }, []);
+
+  const setRow = useCallback(
+    (id: string, change: Partial<Pick<QueueRow, 'parse' | 'send'>>) => commit((q) => ({ ...q, rows: updateRow(q.rows, id, change) })),
+    [commit],
+  );
+
+  useEffect(() => {
+    const controller = new AbortController();
+    alive.current = controller;
+    return () => {
+      controller.abort();
+      sendLoop.current?.abort();
+    };
+  }, []);
+
+  // Decoding: whenever a row waits to be decoded and no loop is at it.
+  useEffect(() => {
+    if (parsing.current || !nextToParse(queue.rows)) return;
+    parsing.current = true;
+    const signal = alive.current.signal;
+    void (async () => {
+      try {
+        for (let row = nextToParse(current.current.rows); row && !signal.aborted; row = nextToParse(current.current.rows)) {
+          const code = current.current.clientCode;
+          const parse = await parseRow(row, code, { signal, onWait: setWaitUntil });
+          // A client code changed meanwhile: the row is decoded again with it.
+          if (current.current.clientCode === code) setRow(row.id, { parse });
+        }
+      } catch (error) {
+        if (!signal.aborted) throw error;
+      } finally {
+        parsing.current = false;
+        setParserRuns((n) => n + 1);
+      }
+    })();
+  }, [queue.rows, parserRuns, setRow]);
+
+  const startSending = useCallback(() => {
+    if (sendLoop.current) return;
+    const controller = new AbortController();
+    sendLoop.current = controller;
+    setSending(true);
+    const signal = controller.signal;
+    void (async () => {
+      try {
+        for (let row = nextToSend(current.current.rows); row && !signal.aborted; row = nextToSend(current.current.rows)) {
+          const id = row.id;
+          setRow(id, { send: { state: 'sending' } });
+          const onWait = (until: number | null) => {
+            setWaitUntil(until);
+            setRow(id, { send: until === null ? { state: 'sending' } : { state: 'waiting', until } });
+          };
+          try {
+            setRow(id, { send: await sendRow(row, current.current.clientCode, { signal, onWait }) });
+          } catch (error) {
+            if (!signal.aborted) throw error;
+            setRow(id, { send: { state: 'unsent' } });
+          }
+        }
+      } finally {
+        sendLoop.current = null;
+        setSending(false);
+        setWaitUntil(null);
+      }
+    })();
+  }, [setRow]);
+
+  const add = useCallback(
+    (entries: BatchEntry[]) => {
+      const added = newRows(entries);
+      commit((q) => ({ ...q, rows: [...q.rows, ...added] }), added);
+    },
+    [commit],
+  );
+  const remove = useCallback(
+    (id: string) => {
+      commit((q) => ({ ...q, rows: removeRow(q.rows, id) }));
+      dropItems(storage(), [id]);
+    },
+    [commit],
+  );
+  const clear = useCallback(() => {
+    const ids = current.current.rows.map((row) => row.id);
+    commit((q) => ({ ...q, rows: [] }));
+    dropItems(storage(), ids);
+    setNotKept(false);
+  }, [commit]);
+  const sendAll = useCallback(() => {
+    commit((q) => ({ ...q, rows: queueUnsent(q.rows) }));
+    startSending();
+  }, [commit, startSending]);
+  const retry = useCallback(
+    (id: string) => {
+      setRow(id, { send: { state: 'queued' } });
+      startSending();
+    },
+    [setRow, startSending],
+  );
+  const stop = useCallback(() => {
+    commit((q) => ({ ...q, rows: unqueue(q.rows) }));
+    sendLoop.current?.abort();
+  }, [commit]);
+  const setClientCode = useCallback(
+    (code: string) => commit((q) => ({ clientCode: code, rows: code.trim() === q.clientCode.trim() ? q.rows : reparseUnsent(q.rows) })),
+    [commit],
+  );
+
+  return { rows: queue.rows, clientCode: queue.clientCode, waitUntil, sending, notKept, add, remove, clear, sendAll, retry, stop, setClientCode };
+}
