@@ -324,6 +324,13 @@ async function runStack(stack: Stack): Promise<void> {
     await waitConfirmed(viaProxy, txid, hash!);
     const page = await viaProxy(`/status?txid=${txid}`);
     check(page.status === 200 && /text\/html/.test(String(page.headers['content-type'])) && page.body.includes('<div id="root">'), `/status?txid= is the web app (HTTP ${page.status})`);
+    // status-check asks the node; the submission row learns its block from the
+    // tracking job a moment later, so wait for that rather than race it.
+    const t0 = performance.now();
+    await poll('the submission row records its block', 60_000, async () =>
+      (await psql(`SELECT block_hash FROM tx_submissions WHERE txid = '${txid}'`)).includes(hash!) ? true : undefined,
+    );
+    figure('block recorded on the submission row after the status answer', seconds(performance.now() - t0));
     return hash!;
   });
 
