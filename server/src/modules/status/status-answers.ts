@@ -1,0 +1,164 @@
+import { btcToSats } from '../../bitcoin/amounts.ts';
+import type { MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
+import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
+import type { Removal } from './removal-finder.ts';
+import type { StatusResponse } from './status.schemas.ts';
+
+/**
+ * The shapes of a status answer, one per place a transaction can be: in the
+ * mempool (projected, or only just taken by the node), mined, or gone. Pure:
+ * what to look up, and in which order, is status.service.ts's.
+ */
+
+/** getrawtransaction's verbose answer, the fields a status needs. */
+export interface VerboseTx {
+  size: number;
+  vsize: number;
+  weight: number;
+  fee?: number;
+  blockhash?: string;
+  blocktime?: number;
+  confirmations?: number;
+  in_active_chain?: boolean;
+}
+
+/** A transaction in a block of the active chain, and that block's height. */
+export interface MinedTx {
+  tx: VerboseTx;
+  height: number;
+}
+
+/** getmempoolentry's answer, the fields a status needs. */
+export interface MempoolEntry {
+  vsize: number;
+  weight: number;
+  time: number;
+  ancestorsize: number;
+  fees: { base: number; modified: number; ancestor: number };
+}
+
+/** The portal's submission row, as a status reads it. */
+export interface RecordedSubmission {
+  size: number;
+  vsize: number;
+  weight: number;
+  fee: number;
+  functional_rate: number;
+  created_at: Date;
+  status: string;
+  block_hash: string | null;
+  block_height: number | null;
+  block_time: Date | null;
+  tx_hex: string;
+  replaced_by: string | null;
+}
+
+type OddsFields = 'last_24h_odds' | 'last_7d_odds' | 'expected_next_block_seconds' | 'odds_note';
+/** A status answer before the pool's odds are added. */
+export type StatusAnswer = Omit<StatusResponse, OddsFields>;
+
+export const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export const poolOddsOf = (odds: PoolOdds): Pick<StatusResponse, OddsFields> => ({
+  last_24h_odds: odds.last24h,
+  last_7d_odds: odds.last7d,
+  expected_next_block_seconds: odds.expectedNextBlockSeconds,
+  odds_note: odds.note,
+});
+
+const UNCONFIRMED = { confirmed: false, block_hash: null, block_height: null, block_time: null };
+const NO_POSITION = { block: null, vsize: null };
+
+export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | undefined, recorded: RecordedSubmission | undefined, view: MempoolView): StatusAnswer {
+  return {
+    transaction: {
+      txid,
+      weight: mined.tx.weight,
+      fee: mined.tx.fee !== undefined ? btcToSats(mined.tx.fee) : (recorded?.fee ?? gone?.fee ?? null),
+      size: mined.tx.size,
+      vsize: mined.tx.vsize,
+      // Only for the portal's own: when a stranger's transaction entered the private mempool is not the chain's to tell.
+      firstSeen: recorded ? (gone?.firstSeen ?? unix(recorded.created_at)) : null,
+      position: NO_POSITION,
+      status: { confirmed: true, block_hash: mined.tx.blockhash!, block_height: mined.height, block_time: mined.tx.blocktime ?? null },
+    },
+    state: 'confirmed',
+    removal: null,
+    market_rate: view.marketRate,
+    functional_rate: recorded?.functional_rate ?? null,
+  };
+}
+
+export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null): StatusAnswer {
+  if (tx?.projected) {
+    return {
+      transaction: { txid, weight: tx.weight, fee: tx.fee, size, vsize: tx.vsize, firstSeen: tx.firstSeen, position: tx.position ?? NO_POSITION, status: UNCONFIRMED },
+      state: 'in_mempool',
+      removal: null,
+      market_rate: view.marketRate,
+      functional_rate: tx.functionalRate,
+    };
+  }
+  // The engine has not projected it yet (it trails the node by a moment): the node's entry, and its
+  // ancestor score (CompareTxMemPoolEntryByAncestorFee: the lower of its own rate and its package's) against the rate to beat.
+  const fee = tx?.fee ?? btcToSats(entry!.fees.base);
+  const vsize = tx?.vsize ?? entry!.vsize;
+  const functional = entry ? Math.min(btcToSats(entry.fees.modified) / entry.vsize, btcToSats(entry.fees.ancestor) / entry.ancestorsize) : (tx?.modifiedFee ?? fee) / vsize;
+  return {
+    transaction: {
+      txid,
+      weight: tx?.weight ?? entry!.weight,
+      fee,
+      size,
+      vsize,
+      firstSeen: tx?.firstSeen ?? entry!.time,
+      position: { block: functional >= view.marketRate ? 0 : null, vsize: null },
+      status: UNCONFIRMED,
+    },
+    state: 'in_mempool',
+    removal: null,
+    market_rate: view.marketRate,
+    functional_rate: functional,
+  };
+}
+
+/** Mined by the portal's records, though the node can no longer find it (pruned, or no transaction index). */
+export function recordedConfirmedAnswer(txid: string, recorded: RecordedSubmission, view: MempoolView): StatusAnswer {
+  return {
+    transaction: {
+      txid,
+      weight: recorded.weight,
+      fee: recorded.fee,
+      size: recorded.size,
+      vsize: recorded.vsize,
+      firstSeen: unix(recorded.created_at),
+      position: NO_POSITION,
+      status: { confirmed: true, block_hash: recorded.block_hash, block_height: recorded.block_height, block_time: recorded.block_time ? unix(recorded.block_time) : null },
+    },
+    state: 'confirmed',
+    removal: null,
+    market_rate: view.marketRate,
+    functional_rate: recorded.functional_rate,
+  };
+}
+
+/** Neither in the mempool nor mined: what the records and the engine's memory say of it, and why it left. */
+export function goneAnswer(txid: string, recorded: RecordedSubmission | undefined, gone: RemovedTx | undefined, why: Removal, view: MempoolView): StatusAnswer {
+  return {
+    transaction: {
+      txid,
+      weight: recorded?.weight ?? gone?.weight ?? null,
+      fee: recorded?.fee ?? gone?.fee ?? null,
+      size: recorded?.size ?? null,
+      vsize: recorded?.vsize ?? gone?.vsize ?? null,
+      firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
+      position: NO_POSITION,
+      status: UNCONFIRMED,
+    },
+    state: 'not_in_mempool',
+    removal: why,
+    market_rate: view.marketRate,
+    functional_rate: recorded?.functional_rate ?? null,
+  };
+}
