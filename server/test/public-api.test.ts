@@ -264,6 +264,8 @@ for (const engine of testDatabases()) {
       const decoded = decodeTxHex(tx.hex);
       assert.deepEqual([explorerTx.body.txid, explorerTx.body.fee, explorerTx.body.vin.length], [tx.txid, tx.fee, decoded.inputs.length]);
       assert.deepEqual(explorerTx.body.vout.map((o) => o.value), decoded.outputs.map((o) => o.value));
+      const rawHex = await t.app.inject({ method: 'GET', url: `/api/tx/${tx.txid}/hex` });
+      assert.deepEqual([rawHex.statusCode, rawHex.headers['content-type'], rawHex.body], [200, 'text/plain; charset=utf-8', tx.hex.toLowerCase()]);
 
       const [hash] = await node.mine(1);
       const header = await node.rpc.call<{ height: number; time: number }>('getblockheader', [hash]);
@@ -290,6 +292,8 @@ for (const engine of testDatabases()) {
       assert.equal((await get(t.app, `/api/tx/${elsewhere.txid}/status`)).statusCode, 404);
       await node.mine(1);
       assert.deepEqual((await get(t.app, `/api/tx/${elsewhere.txid}`)).body, { is_success: false, message: TX_NOT_FOUND_MESSAGE });
+      const elsewhereHex = await get(t.app, `/api/tx/${elsewhere.txid}/hex`);
+      assert.deepEqual([elsewhereHex.statusCode, elsewhereHex.body], [404, { is_success: false, message: TX_NOT_FOUND_MESSAGE }]);
     });
 
     test('the dry run: 401 without authorization; a staff token or a client\'s API key; revoked keys stop working', async () => {

@@ -15,6 +15,7 @@ import {
   BlockInfoResponse,
   ExplorerStatus,
   ExplorerTx,
+  ExplorerTxHex,
   ExplorerTxParams,
   IsSuccessError,
   MempoolTestsBody,
@@ -41,7 +42,7 @@ import type { PublicApiService } from './public-api.service.ts';
  * shared with the public /rest-api routes (app.ts).
  *
  * Also the block-explorer reads (`/api/tx/:txid`, `/api/tx/:txid/status`,
- * Esplora's shape) for the portal's own transactions, so tools written to
+ * `/api/tx/:txid/hex`, Esplora's shapes) for the portal's own transactions, so tools written to
  * poll an explorer can poll the pool.
  */
 
@@ -195,6 +196,20 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     const txid = request.params.txid.toLowerCase();
     if ((await publicApi.portalTxHex(txid)) === undefined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
     return explorerStatusOf(await status.check(txid));
+  });
+
+  app.get('/tx/:txid/hex', {
+    config: reads,
+    schema: {
+      tags,
+      summary: 'A transaction submitted here, its raw hex as text, as block explorers (Esplora) answer GET /api/tx/{txid}/hex',
+      params: ExplorerTxParams,
+      response: { 200: { content: { 'text/plain': { schema: ExplorerTxHex } } }, ...readErrors },
+    },
+  }, async (request, reply) => {
+    const hex = await publicApi.portalTxHex(request.params.txid.toLowerCase());
+    if (hex === undefined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
+    return reply.type('text/plain; charset=utf-8').send(hex.toLowerCase());
   });
 
   /** Whether the caller may run the dry run, and as staff (the node's own reasons) or a client's key (filtered ones). */

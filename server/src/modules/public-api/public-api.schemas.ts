@@ -147,6 +147,8 @@ export const MempoolTestResult = Type.Object({
 
 export const MempoolTestsResponse = Type.Object({ is_success: Type.Literal(true), results: Type.Array(MempoolTestResult) });
 
+export const ExplorerTxHex = Type.String({ description: 'The serialized transaction, witness included, in lowercase hex (text/plain)', pattern: '^[0-9a-f]+$' });
+
 export const ExplorerTxParams = Type.Object({ txid: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The txid' }) }, { additionalProperties: false });
 
 export const ExplorerStatus = Type.Object(
