@@ -16,7 +16,8 @@ import type { StandardVerdict } from '../src/modules/policy/policy.schemas.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
 import { createSubmissionService, type SubmissionService } from '../src/modules/submission/submission.service.ts';
 import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from './helpers/regtest.ts';
-import { post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
+import { post, quietLog } from './helpers/test-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { until } from './helpers/until.ts';
 
@@ -37,7 +38,7 @@ describe('standard-policy oracle', () => {
   let policy: LaunchedNode;
   let policyDir: string;
   let db: TestDatabase;
-  let t: TestApp;
+  let t: StaffTestApp;
   let oracle: PolicyOracle;
   let service: SubmissionService;
 
@@ -52,7 +53,7 @@ describe('standard-policy oracle', () => {
     oracle = connectPolicyOracle({ url: policy.rpcUrl, auth: { kind: 'cookie', cookieFile: policy.cookieFile } });
     // Postgres when TEST_DATABASE_URL is set, PGlite otherwise: the verdict columns are checked on both.
     db = await testDatabases().at(-1)!.open();
-    t = await startTestApp(pool, db, { policy: oracle });
+    t = await startStaffTestApp(db, pool, { policy: oracle });
     service = serviceWith(oracle);
   });
 
@@ -147,6 +148,22 @@ describe('standard-policy oracle', () => {
     const hex = await custom({ outputs: [{ value: 1, scriptPubKey: `0014${'11'.repeat(20)}` }] });
     assert.deepEqual(await verdictOf([hex]), refusedFor('dust'));
     await poolTakes(hex);
+  });
+
+  test('the public API\'s judge-only paths carry the verdict: skip_mempool_submission and the dry run', async () => {
+    const dust = await custom({ outputs: [{ value: 1, scriptPubKey: `0014${'22'.repeat(20)}` }] });
+    const plain = await custom({ outputs: [] });
+    await synced();
+    const judged = await post<{ status: string; message: string; standard?: StandardVerdict }>(t.app, '/api/transactions', { tx_hex: dust, skip_mempool_submission: true });
+    assert.deepEqual([judged.statusCode, judged.body.status, judged.body.message], [200, 'success', decodeTxHex(dust).txid]);
+    assert.deepEqual(judged.body.standard, refusedFor('dust'));
+    const dry = await t.app.inject({ method: 'POST', url: '/api/mempool/tests', payload: { tx_hexes: [plain] }, headers: { authorization: `Bearer ${t.tokens.viewer}` } });
+    const results = dry.json<{ results: Array<{ allowed: boolean; standard: StandardVerdict }> }>().results;
+    assert.deepEqual([dry.statusCode, results.map((r) => [r.allowed, r.standard])], [200, [[true, { verdict: 'standard' }]]]);
+    const both = await t.app.inject({ method: 'POST', url: '/api/mempool/tests', payload: { tx_hexes: [plain, dust] }, headers: { authorization: `Bearer ${t.tokens.viewer}` } });
+    assert.deepEqual(both.json<{ results: Array<{ standard: StandardVerdict }> }>().results.map((r) => r.standard), [{ verdict: 'standard' }, refusedFor('dust')]);
+    // Judged only: neither is in the pool's mempool.
+    for (const hex of [dust, plain]) await assert.rejects(pool.rpc.call('getmempoolentry', [decodeTxHex(hex).txid]));
   });
 
   test('a scriptSig that does more than push: non-standard (scriptsig-not-pushonly), taken by the pool', async () => {

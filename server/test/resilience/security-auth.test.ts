@@ -29,7 +29,7 @@ const PUBLIC: Array<[string, RegExp]> = [
   ['POST', /^\/rest-api\/(parse-tx|submit-tx|submit-package|notify-email)$/],
   // The Slipstream-compatible API (public-api.routes.ts): public like the calls above; its dry run
   // (POST /api/mempool/tests) checks a client's API key or a staff token itself, outside the staff scope.
-  ['GET', /^\/api\/(rates|system|block-info|transactions\/status|tx\/:txid(\/status)?)$/],
+  ['GET', /^\/api\/(rates|system|block-info|transactions\/status|tx\/:txid(\/status|\/hex)?)$/],
   ['POST', /^\/api\/(transactions|transactions\/packages|mempool\/tests)$/],
   // CORS preflights (http/cors-policy.ts): they answer headers, never data.
   ['OPTIONS', /^\/?\*?$/],

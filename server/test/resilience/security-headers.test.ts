@@ -196,7 +196,7 @@ describe('CORS: the public API for any origin (or CORS_ORIGINS), the rest for no
     headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
   });
   const corsHeaders = (res: LightMyRequestResponse) => Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
-  const PUBLIC = ['/api/rates', '/api/transactions', '/api/transactions/status?tx_id=x', '/api/tx/' + 'a'.repeat(64), '/api/nowhere', '/rest-api/getinfo', '/rest-api/submit-tx', '/rest-api/status-check?tx_id=x', '/rest-api/site-info', '/rest-api/parse-tx'];
+  const PUBLIC = ['/api/rates', '/api/transactions', '/api/transactions/status?tx_id=x', '/api/tx/' + 'a'.repeat(64), '/api/tx/' + 'a'.repeat(64) + '/hex', '/api/nowhere', '/rest-api/getinfo', '/rest-api/submit-tx', '/rest-api/status-check?tx_id=x', '/rest-api/site-info', '/rest-api/parse-tx'];
   const NOT_PUBLIC = ['/rest-api/client/view', '/rest-api/staff/me', '/rest-api/login', '/rest-api/auth-config', '/rest-api/metrics', '/rest-api/health', '/mempool/api/state', '/swagger-ui/json', '/rest-api/nowhere'];
 
   before(async () => {

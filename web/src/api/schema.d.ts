@@ -1280,7 +1280,7 @@ export interface paths {
         put?: never;
         /**
          * Submit one transaction to the pool's mempool (or, with skip_mempool_submission, only judge it)
-         * @description 200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node's reason); 503 when the node or the database cannot be reached.
+         * @description 200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node's reason); 503 when the node or the database cannot be reached. With skip_mempool_submission, a success also carries `standard`: whether the public network (a node with Bitcoin Core's default policy) would relay it, and why not.
          */
         post: {
             parameters: {
@@ -1318,6 +1318,15 @@ export interface paths {
                             notice?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
+                            /** @description Whether the public network would relay this transaction, judged by a node with Bitcoin Core's default policy */
+                            standard?: {
+                                /** @description 'standard': public nodes (Bitcoin Core's default policy) would relay it; 'non-standard': they refuse it, see reason; 'unknown': no policy node could judge it */
+                                verdict: "standard" | "non-standard" | "unknown";
+                                /** @description Bitcoin Core's reject reason, as testmempoolaccept gives it */
+                                reason?: string;
+                                /** @description Why public nodes refuse it, in plain words */
+                                explanation?: string;
+                            };
                         };
                     };
                 };
@@ -1703,7 +1712,7 @@ export interface paths {
         put?: never;
         /**
          * The node's testmempoolaccept for each transaction, nothing submitted or recorded
-         * @description Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`.
+         * @description Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`. Each result also says whether the public network would relay it (`standard`; "unknown" when no policy node could judge).
          */
         post: {
             parameters: {
@@ -1737,6 +1746,15 @@ export interface paths {
                                 vsize: number | null;
                                 fee: number | null;
                                 reject_reason: string | null;
+                                /** @description Whether the public network would relay this transaction, judged by a node with Bitcoin Core's default policy */
+                                standard: {
+                                    /** @description 'standard': public nodes (Bitcoin Core's default policy) would relay it; 'non-standard': they refuse it, see reason; 'unknown': no policy node could judge it */
+                                    verdict: "standard" | "non-standard" | "unknown";
+                                    /** @description Bitcoin Core's reject reason, as testmempoolaccept gives it */
+                                    reason?: string;
+                                    /** @description Why public nodes refuse it, in plain words */
+                                    explanation?: string;
+                                };
                             }[];
                         };
                     };

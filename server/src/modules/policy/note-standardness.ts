@@ -22,7 +22,7 @@ export function noteStandardness(service: SubmissionContext, items: HexTx[], aft
   const work = after
     .catch(() => {})
     .then(async () => {
-      const verdicts = await judgeStandard({ oracle: service.policy, rpc: service.rpc, portalTxids: service.portalTxids }, items);
+      const verdicts = await judgeStandard(service, items);
       await recordStandardness(
         service.db,
         items.map(({ tx }) => {

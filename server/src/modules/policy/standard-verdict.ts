@@ -28,7 +28,8 @@ const CHAIN_LIMIT_ERRORS = /^(package-too-many-transactions|package-too-large)/;
 const MAX_CHAIN_LENGTH = 25;
 
 export interface StandardJudgeDeps {
-  oracle: PolicyOracle | undefined;
+  /** The standard-policy oracle; none configured: every verdict is "unknown". */
+  policy?: PolicyOracle;
   /** The pool node: its tip and its mempool (the portal's own ancestors). */
   rpc: RpcClient;
   portalTxids: PortalTxids;
@@ -43,7 +44,7 @@ export interface HexTx {
 export async function judgeStandard(deps: StandardJudgeDeps, items: HexTx[]): Promise<Map<DecodedTx, StandardVerdict>> {
   const txs = items.map((i) => i.tx);
   const verdicts = new Map<DecodedTx, StandardVerdict>(txs.map((t) => [t, UNKNOWN]));
-  const { oracle } = deps;
+  const oracle = deps.policy;
   if (!oracle || txs.length === 0) return verdicts;
   try {
     const [oracleHeight, poolHeight] = await Promise.all([oracle.height(), deps.rpc.call<number>('getblockcount')]);

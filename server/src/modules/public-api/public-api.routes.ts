@@ -131,7 +131,8 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     schema: {
       tags,
       summary: "Submit one transaction to the pool's mempool (or, with skip_mempool_submission, only judge it)",
-      description: '200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node\'s reason); 503 when the node or the database cannot be reached.',
+      description:
+        '200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node\'s reason); 503 when the node or the database cannot be reached. With skip_mempool_submission, a success also carries `standard`: whether the public network (a node with Bitcoin Core\'s default policy) would relay it, and why not.',
       body: TransactionBody,
       response: { 200: TransactionResponse, ...submitErrors },
     },
@@ -168,7 +169,8 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     schema: {
       tags,
       summary: "The node's testmempoolaccept for each transaction, nothing submitted or recorded",
-      description: 'Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`.',
+      description:
+        'Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`. Each result also says whether the public network would relay it (`standard`; "unknown" when no policy node could judge).',
       security: [{ bearer: [] }],
       body: MempoolTestsBody,
       response: { 200: MempoolTestsResponse, 401: IsSuccessError, 413: IsSuccessError, ...readErrors },

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_PACKAGE_COUNT } from '../submission/submission-rules.ts';
+import { StandardVerdict } from '../policy/policy.schemas.ts';
 import { BumpAdvice, RemovalReason } from '../status/status.schemas.ts';
 import { CallbackSecret, CallbackUrl } from '../submission/submission.schemas.ts';
 
@@ -78,6 +79,8 @@ export const TransactionResponse = Type.Object({
   message: Type.String({ description: 'On success the txid; on error why it was refused' }),
   notice: Notice,
   callback_secret: CallbackSecret,
+  /** Only with skip_mempool_submission, on success (the route's description says so). */
+  standard: Type.Optional(StandardVerdict),
 });
 
 export const PackageBody = Type.Object(
@@ -143,6 +146,7 @@ export const MempoolTestResult = Type.Object({
   vsize: Nullable(Type.Integer()),
   fee: Nullable(Type.Integer({ description: 'sats' })),
   reject_reason: Nullable(Type.String()),
+  standard: StandardVerdict,
 });
 
 export const MempoolTestsResponse = Type.Object({ is_success: Type.Literal(true), results: Type.Array(MempoolTestResult) });

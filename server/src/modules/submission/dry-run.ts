@@ -3,6 +3,8 @@ import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { TxDecodeError } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
+import { judgeStandard, UNKNOWN } from '../policy/standard-verdict.ts';
+import type { StandardVerdict } from '../policy/policy.schemas.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { functionalClears } from '../pricing/fee-math.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
@@ -25,7 +27,11 @@ import { decodeEach, decodeOrReject, normaliseItems } from './tx-decoding.ts';
 const ALREADY_THERE = /^txn-already-(in-mempool|known)$|^txn-same-nonwitness-data-in-mempool$/;
 
 /** Judges one transaction as submit-tx would, up to the node's verdict (testmempoolaccept) instead of sending it. */
-export async function checkTx(service: SubmissionContext, rawHex: string, rawClientCode: string | undefined): Promise<{ status: 'success'; message: string; notice?: string }> {
+export async function checkTx(
+  service: SubmissionContext,
+  rawHex: string,
+  rawClientCode: string | undefined,
+): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict }> {
   // Cleaned as submit-tx cleans its hex (tx-decoding.ts), so both judge the same transaction.
   const hex = normaliseItems([rawHex])[0] ?? '';
   const clientCode = normaliseClientCode(rawClientCode);
@@ -42,12 +48,13 @@ export async function checkTx(service: SubmissionContext, rawHex: string, rawCli
   if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {
     throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
   }
-  const reason = (await verdicts(service, [hex]))[0];
+  // The public network's verdict is asked beside the pool node's, and never fails the answer.
+  const [[reason], standard] = await Promise.all([verdicts(service, [hex]), judgeStandard(service, [{ tx, hex }])]);
   if (reason !== undefined && !ALREADY_THERE.test(reason)) {
     const { message, staffDetail } = await service.conflicts.publicReason(reason, [tx]);
     throw new ApiError(422, message, notice(ctx), staffDetail);
   }
-  return { status: 'success', message: tx.txid, ...notice(ctx) };
+  return { status: 'success', message: tx.txid, ...notice(ctx), standard: standard.get(tx) ?? UNKNOWN };
 }
 
 export interface MempoolTestResult {
@@ -57,6 +64,8 @@ export interface MempoolTestResult {
   vsize: number | null;
   fee: number | null;
   reject_reason: string | null;
+  /** Whether the public network would relay it; "unknown" when it could not be asked. */
+  standard: StandardVerdict;
 }
 
 /**
@@ -86,8 +95,12 @@ export async function testMempoolAccept(service: SubmissionContext, rawHexes: st
     return priced.map((p) => (p.fee === undefined ? refused(p.tx, MISSING_INPUTS_MESSAGE) : refused(p.tx, 'Not tested: another transaction of the list spends outputs the mining node does not know.')));
   }
   let results: Array<{ txid: string; wtxid?: string; allowed?: boolean; vsize?: number; fees?: { base: number }; 'reject-reason'?: string; 'package-error'?: string }>;
+  let standard: Map<DecodedTx, StandardVerdict>;
   try {
-    results = await service.rpc.call('testmempoolaccept', [hexes.map(validatedHex)]);
+    [results, standard] = await Promise.all([
+      service.rpc.call<typeof results>('testmempoolaccept', [hexes.map(validatedHex)]),
+      judgeStandard(service, txs.map((tx, i) => ({ tx, hex: hexes[i]! }))),
+    ]);
   } catch (error) {
     if (error instanceof RpcError || error instanceof RpcTransportError) throw nodeFailure(error);
     throw error;
@@ -104,13 +117,14 @@ export async function testMempoolAccept(service: SubmissionContext, rawHexes: st
         // The node reports BTC; sats are counted from the priced inputs, in integers.
         fee: r.allowed === true ? priced[i]!.fee! : null,
         reject_reason: r.allowed === true ? null : (told ?? null),
+        standard: (txs[i] && standard.get(txs[i])) ?? UNKNOWN,
       };
     }),
   );
 }
 
 function refused(tx: DecodedTx | null, reason: string): MempoolTestResult {
-  return { txid: tx?.txid ?? null, wtxid: tx?.wtxid ?? null, allowed: false, vsize: null, fee: null, reject_reason: reason };
+  return { txid: tx?.txid ?? null, wtxid: tx?.wtxid ?? null, allowed: false, vsize: null, fee: null, reject_reason: reason, standard: UNKNOWN };
 }
 
 /** testmempoolaccept's reasons, the node's failures answered as the submission paths answer them. */

@@ -44,7 +44,7 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
   const [pricing, standard] = await Promise.all([
     priceForParse(service, clientCode, txs),
     judgeStandard(
-      { oracle: service.policy, rpc: service.rpc, portalTxids: service.portalTxids },
+      service,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
     ),
   ]);
