@@ -281,6 +281,32 @@ describe('standard-policy oracle', () => {
     assert.ok(rows.some((r) => r.reason === 'dust' && r.n >= 1));
   });
 
+  test('an accepted package keeps one verdict, non-standard when a member is; TX Reports and the metrics count it', async () => {
+    const standardParent = await custom({ outputs: [] });
+    const standardChild = await pool.buildChild({ parentHex: standardParent, vout: 0, feeRate: 5 });
+    const refusedParent = await custom({ version: 4, outputs: [] });
+    const refusedChild = await pool.buildChild({ parentHex: refusedParent, vout: 0, feeRate: 5 });
+    await synced();
+    for (const members of [[standardParent, standardChild.hex], [refusedParent, refusedChild.hex]]) {
+      const answer = await service.submitPackage(members, undefined);
+      assert.equal(answer.status, 'success', JSON.stringify(answer));
+    }
+    await t.records.idle();
+    const packageVerdict = async (hex: string) =>
+      (await db.query<{ standard_verdict: string | null; standard_reason: string | null }>('SELECT standard_verdict, standard_reason FROM package_submissions WHERE $1 = ANY(txids)', [decodeTxHex(hex).txid])).rows;
+    assert.deepEqual(await packageVerdict(standardChild.hex), [{ standard_verdict: 'standard', standard_reason: null }]);
+    assert.deepEqual(await packageVerdict(refusedChild.hex), [{ standard_verdict: 'non-standard', standard_reason: 'version' }]);
+
+    const report = await t.call<{ result: Array<{ kind: string; txid: string | string[]; public_network: string | null }> }>('GET', '/rest-api/tx-reports/list', { query: { limit: '100' } });
+    const ofPackage = (hex: string) => report.body.result.find((row) => row.kind === 'package' && row.txid.includes(decodeTxHex(hex).txid))?.public_network;
+    assert.deepEqual([ofPackage(standardChild.hex), ofPackage(refusedChild.hex)], ['standard', 'non-standard: version']);
+
+    const counted = await db.query<{ n: number }>(
+      "SELECT ((SELECT count(*) FROM tx_submissions WHERE standard_reason = 'version') + (SELECT count(*) FROM package_submissions WHERE standard_reason = 'version'))::int AS n",
+    );
+    assert.match(await t.services.metricsService.scrape(), new RegExp(`^slipstream_nonstandard_submissions\\{reason="version"\\} ${counted.rows[0]!.n}$`, 'm'));
+  });
+
   test('without an oracle, or with one stopped: "unknown", and submissions still work', async () => {
     const hex = await custom({ version: 4, outputs: [] });
     await synced();

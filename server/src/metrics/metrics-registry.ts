@@ -139,7 +139,7 @@ export function createMetrics(): Metrics {
     loginFailures,
     nonStandardSubmissions: new Gauge({
       name: 'slipstream_nonstandard_submissions',
-      help: "Accepted submissions that the public network (Bitcoin Core's default policy) would have refused, all time, by Core's reject code: what customers need the pool for",
+      help: "Accepted submissions (single transactions and packages) that the public network (Bitcoin Core's default policy) would have refused, all time, by Core's reject code: what customers need the pool for",
       labelNames: ['reason'] as const,
       registers,
     }),

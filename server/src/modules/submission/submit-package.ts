@@ -5,6 +5,7 @@ import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
+import { notePackageStandardness } from '../policy/note-standardness.ts';
 import { clearsThreshold, feeRate } from '../pricing/fee-math.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
@@ -79,10 +80,11 @@ async function keepAccepted(service: SubmissionContext, result: SubmitPackageRes
   const totalVsize = kept.reduce((sum, k) => sum + k.p.vsize, 0);
   const rate = feeRate(totalFee, totalVsize);
   const keptTxids = kept.map((k) => k.p.tx.txid);
-  await service.records.keep({
+  const packageHash = createHash('sha256').update(keptTxids.join(',')).digest('hex');
+  const recorded = service.records.keep({
     kind: 'package',
     submission: {
-      packageHash: createHash('sha256').update(keptTxids.join(',')).digest('hex'),
+      packageHash,
       txids: keptTxids,
       txHexes: kept.map((k) => k.hex),
       clientCode: clientCode ?? null,
@@ -98,6 +100,9 @@ async function keepAccepted(service: SubmissionContext, result: SubmitPackageRes
       createdAt: options.createdAt,
     },
   });
+  // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
+  notePackageStandardness(service, packageHash, kept.map((k) => ({ tx: k.p.tx, hex: k.hex })), recorded);
+  await recorded;
 }
 
 /** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422). */

@@ -73,7 +73,7 @@ function mergedSql(filters: SubmissionFilters, sql: SqlParams, branchLimit: numb
              FROM tx_submissions ${whereAll(tx)} ORDER BY created_at DESC, id DESC LIMIT ${limit})
           UNION ALL
           (SELECT ${PACKAGE_KIND}, id, created_at, client_code, NULL, txids, total_vsize, fee_rate, multiplier,
-                  total_fee, market_rate, NULL, NULL${cursor}
+                  total_fee, market_rate, standard_verdict, standard_reason${cursor}
              FROM package_submissions ${whereAll(packages)} ORDER BY created_at DESC, id DESC LIMIT ${limit})
           ORDER BY created_at DESC, kind DESC, id DESC`;
 }

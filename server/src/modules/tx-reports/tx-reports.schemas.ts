@@ -37,7 +37,7 @@ export const TxReportRow = Type.Object({
   ),
   public_network: Nullable(
     Type.String({
-      description: "Whether the public network (Bitcoin Core's default policy) would have relayed it when it was accepted: 'standard', 'non-standard: <Core's reject code>' or 'unknown'; null when not judged (packages, submissions from before the policy oracle)",
+      description: "Whether the public network (Bitcoin Core's default policy) would have relayed it when it was accepted: 'standard', 'non-standard: <Core's reject code>' or 'unknown' (a package: non-standard when any member is); null when not judged (submissions from before the policy oracle)",
     }),
   ),
 });

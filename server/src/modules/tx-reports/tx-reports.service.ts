@@ -40,7 +40,7 @@ function reportRow(record: ReportRecord): TxReportRow {
   };
 }
 
-/** 'standard', 'non-standard: <Core's code>' or 'unknown'; null when not judged (a package, or a row from before the oracle). */
+/** 'standard', 'non-standard: <Core's code>' or 'unknown'; null when not judged (a row from before the oracle). */
 function publicNetwork(record: ReportRecord): string | null {
   if (record.standard_verdict === null) return null;
   return record.standard_verdict === 'non-standard' ? `non-standard: ${record.standard_reason ?? 'other'}` : record.standard_verdict;
