@@ -249,6 +249,43 @@ for (const engine of testDatabases()) {
       assert.deepEqual([single.statusCode, single.body.status], [400, 'error'], 'a package has 2 members at least');
     });
 
+    interface ExplorerOutput {
+      scriptpubkey: string;
+      scriptpubkey_type: string;
+      scriptpubkey_address?: string;
+      value: number;
+    }
+    interface ExplorerTx {
+      txid: string;
+      fee: number;
+      vin: Array<{ txid: string; vout: number; prevout: ExplorerOutput | null }>;
+      vout: ExplorerOutput[];
+      status: unknown;
+    }
+
+    /**
+     * Each output's type and address as the node's wallet knows its own
+     * addresses, and each input's prevout: the coin the wallet spent, and
+     * together they pay exactly the fee.
+     */
+    async function explorerOutputsAgree(tx: ExplorerTx, fee: number): Promise<void> {
+      for (const o of tx.vout) {
+        // The test wallet's outputs are P2WPKH (bech32 addresses of 20-byte key hashes).
+        assert.equal(o.scriptpubkey_type, 'v0_p2wpkh', o.scriptpubkey);
+        assert.ok(o.scriptpubkey_address, `an address for ${o.scriptpubkey}`);
+        const info = await node.rpc.call<{ scriptPubKey: string; ismine: boolean }>('getaddressinfo', [o.scriptpubkey_address]);
+        assert.deepEqual([info.scriptPubKey, info.ismine], [o.scriptpubkey, true]);
+      }
+      for (const input of tx.vin) {
+        // The coin the wallet spent, from the wallet's own record of the transaction that made it.
+        const made = decodeTxHex((await node.rpc.call<{ hex: string }>('gettransaction', [input.txid])).hex).outputs[input.vout]!;
+        assert.deepEqual([input.prevout?.scriptpubkey, input.prevout?.value, input.prevout?.scriptpubkey_type], [made.scriptPubKey, made.value, 'v0_p2wpkh']);
+      }
+      const paidIn = tx.vin.reduce((sum, i) => sum + i.prevout!.value, 0);
+      const paidOut = tx.vout.reduce((sum, o) => sum + o.value, 0);
+      assert.equal(paidIn - paidOut, fee);
+    }
+
     test('status: submitted, mined, replaced and unknown; explorer reads of the same', async () => {
       const tx = await node.buildTx({ feeRate: 4 });
       await post(t.app, '/api/transactions', { tx_hex: tx.hex });
@@ -260,19 +297,27 @@ for (const engine of testDatabases()) {
       assert.deepEqual([waiting.body.confirmed, waiting.body.fee, waiting.body.vsize, waiting.body.projected_block], [false, tx.fee, tx.vsize, 0]);
       assert.equal(typeof waiting.body.rate_to_beat, 'number');
       assert.deepEqual((await get(t.app, `/api/tx/${tx.txid}/status`)).body, { confirmed: false });
-      const explorerTx = await get<{ txid: string; fee: number; vin: unknown[]; vout: Array<{ value: number }>; status: unknown }>(t.app, `/api/tx/${tx.txid.toUpperCase()}`);
+      const explorerTx = await get<ExplorerTx>(t.app, `/api/tx/${tx.txid.toUpperCase()}`);
       assert.equal(explorerTx.statusCode, 200);
       const decoded = decodeTxHex(tx.hex);
       assert.deepEqual([explorerTx.body.txid, explorerTx.body.fee, explorerTx.body.vin.length], [tx.txid, tx.fee, decoded.inputs.length]);
       assert.deepEqual(explorerTx.body.vout.map((o) => o.value), decoded.outputs.map((o) => o.value));
+      await explorerOutputsAgree(explorerTx.body, tx.fee);
       const rawHex = await t.app.inject({ method: 'GET', url: `/api/tx/${tx.txid}/hex` });
       assert.deepEqual([rawHex.statusCode, rawHex.headers['content-type'], rawHex.body], [200, 'text/plain; charset=utf-8', tx.hex.toLowerCase()]);
+      // A child of it: the output it spends is unconfirmed, in the pool's private mempool, so not shown.
+      const child = await node.buildChild({ parentHex: tx.hex, vout: 0, feeRate: 5 });
+      assert.equal((await post<Outcome>(t.app, '/api/transactions', { tx_hex: child.hex })).body.status, 'success');
+      const explorerChild = await get<ExplorerTx>(t.app, `/api/tx/${child.txid}`);
+      assert.deepEqual(explorerChild.body.vin.map((i) => [i.txid, i.prevout]), [[tx.txid, null]]);
 
       const [hash] = await node.mine(1);
       const header = await node.rpc.call<{ height: number; time: number }>('getblockheader', [hash]);
       const mined = await get<TxStatus>(t.app, `/api/transactions/status?tx_id=${tx.txid}`);
       assert.deepEqual([mined.body.state, mined.body.confirmed, mined.body.block_hash, mined.body.block_height, mined.body.block_time], ['confirmed', true, hash, header.height, header.time]);
       assert.deepEqual((await get(t.app, `/api/tx/${tx.txid}/status`)).body, { confirmed: true, block_height: header.height, block_hash: hash, block_time: header.time });
+      // Mined: its inputs are spent in the chain now, and their prevouts come from the block's undo data.
+      await explorerOutputsAgree((await get<ExplorerTx>(t.app, `/api/tx/${tx.txid}`)).body, tx.fee);
 
       const original = await node.buildTx({ feeRate: 4 });
       await post(t.app, '/api/transactions', { tx_hex: original.hex });

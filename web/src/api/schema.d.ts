@@ -1878,8 +1878,14 @@ export interface paths {
                             vin: {
                                 txid: string;
                                 vout: number;
-                                /** @description Not resolved here */
-                                prevout: null;
+                                prevout: {
+                                    scriptpubkey: string;
+                                    /** @description Esplora's names: p2pkh, p2sh, v0_p2wpkh, v0_p2wsh, v1_p2tr, p2pk, op_return, anchor, empty or unknown */
+                                    scriptpubkey_type: string;
+                                    scriptpubkey_address?: string;
+                                    /** @description sats */
+                                    value: number;
+                                } | null;
                                 scriptsig: string;
                                 witness?: string[];
                                 is_coinbase: boolean;
@@ -1887,6 +1893,9 @@ export interface paths {
                             }[];
                             vout: {
                                 scriptpubkey: string;
+                                /** @description Esplora's names: p2pkh, p2sh, v0_p2wpkh, v0_p2wsh, v1_p2tr, p2pk, op_return, anchor, empty or unknown */
+                                scriptpubkey_type: string;
+                                scriptpubkey_address?: string;
                                 /** @description sats */
                                 value: number;
                             }[];

@@ -4,6 +4,7 @@ import type { MarketSnapshot } from '../pricing/market-rate.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
 import type { StatusResponse } from '../status/status.schemas.ts';
 import type { PackageResult } from '../submission/submission.schemas.ts';
+import type { ExplorerDetails } from './explorer-details.ts';
 import type { RatesResponse } from './public-api.schemas.ts';
 
 /**
@@ -89,22 +90,22 @@ export function explorerStatusOf(answer: StatusResponse) {
 }
 
 /** An explorer's (Esplora's) transaction, from the portal's copy of it and its status. */
-export function explorerTxOf(tx: DecodedTx, answer: StatusResponse) {
+export function explorerTxOf(tx: DecodedTx, answer: StatusResponse, details: ExplorerDetails) {
   const coinbase = (txid: string) => /^0{64}$/.test(txid);
   return {
     txid: tx.txid,
     version: tx.version,
     locktime: tx.locktime,
-    vin: tx.inputs.map((i) => ({
+    vin: tx.inputs.map((i, k) => ({
       txid: i.txid,
       vout: i.vout,
-      prevout: null,
+      prevout: details.prevouts[k] ?? null,
       scriptsig: i.scriptSig,
       ...(i.witness.length > 0 ? { witness: i.witness } : {}),
       is_coinbase: coinbase(i.txid),
       sequence: i.sequence,
     })),
-    vout: tx.outputs.map((o) => ({ scriptpubkey: o.scriptPubKey, value: o.value })),
+    vout: details.outputs,
     size: tx.size,
     weight: tx.weight,
     fee: answer.transaction.fee,

@@ -188,7 +188,9 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     const txid = request.params.txid.toLowerCase();
     const hex = await publicApi.portalTxHex(txid);
     if (hex === undefined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
-    return explorerTxOf(decodeTxHex(hex), await status.check(txid));
+    const [tx, answer] = [decodeTxHex(hex), await status.check(txid)];
+    const { status: where } = answer.transaction;
+    return explorerTxOf(tx, answer, await publicApi.explorerDetails(tx, hex, where.confirmed ? where.block_hash : null));
   });
 
   app.get('/tx/:txid/status', {

@@ -165,6 +165,13 @@ export const ExplorerStatus = Type.Object(
   { description: 'As block explorers (Esplora) answer it: the block fields only once confirmed' },
 );
 
+const ExplorerOutput = Type.Object({
+  scriptpubkey: Type.String(),
+  scriptpubkey_type: Type.String({ description: "Esplora's names: p2pkh, p2sh, v0_p2wpkh, v0_p2wsh, v1_p2tr, p2pk, op_return, anchor, empty or unknown" }),
+  scriptpubkey_address: Type.Optional(Type.String()),
+  value: Type.Integer({ description: 'sats' }),
+});
+
 export const ExplorerTx = Type.Object({
   txid: Type.String(),
   version: Type.Integer(),
@@ -173,14 +180,15 @@ export const ExplorerTx = Type.Object({
     Type.Object({
       txid: Type.String(),
       vout: Type.Integer(),
-      prevout: Type.Null({ description: 'Not resolved here' }),
+      // The output it spends, from the chain; null while that output is unconfirmed (the pool's mempool is private).
+      prevout: Nullable(ExplorerOutput),
       scriptsig: Type.String(),
       witness: Type.Optional(Type.Array(Type.String())),
       is_coinbase: Type.Boolean(),
       sequence: Type.Integer(),
     }),
   ),
-  vout: Type.Array(Type.Object({ scriptpubkey: Type.String(), value: Type.Integer({ description: 'sats' }) })),
+  vout: Type.Array(ExplorerOutput),
   size: Type.Integer(),
   weight: Type.Integer(),
   fee: Nullable(Type.Integer({ description: 'sats' })),
