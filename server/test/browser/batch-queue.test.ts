@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { tarArchive } from '../helpers/tar-writer.ts';
+import { until } from '../helpers/until.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
@@ -258,6 +259,35 @@ describe('the queue', () => {
       ],
     );
     assert.ok(calls[2]!.at - calls[1]!.at >= 2900, `sent again ${calls[2]!.at - calls[1]!.at} ms after the 429, not before Retry-After's 3 s`);
+    await page.close();
+  });
+});
+
+describe('the portal out of reach while decoding', () => {
+  test('a row the server could not be asked about is decoded again on its own once it answers, sooner when the browser comes back online', async () => {
+    const tx = await node.buildTx({ feeRate: 6 });
+    const page = await openQueue();
+    const attempts: number[] = [];
+    // No connection to the portal for the first two decodes: what the browser sees when the network is gone.
+    await page.route('**/rest-api/parse-tx', async (route) => {
+      attempts.push(Date.now());
+      return attempts.length <= 2 ? route.abort('connectionrefused') : route.continue();
+    });
+    await page.getByLabel('Transactions, one per line').fill(tx.hex);
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await row(page, 1).getByText('Could not be decoded right now: the portal is out of reach. Trying again on its own; it can still be sent.').waitFor();
+    // The first retry comes on its own, after its pause; the second at once when the browser says it is online again.
+    await until(async () => attempts.length >= 2, async () => `${attempts.length} decode attempts`);
+    // Said again until heard: the page listens only while a row waits out its failure.
+    await until(async () => {
+      await page.evaluate("window.dispatchEvent(new Event('online'))");
+      return attempts.length >= 3;
+    }, async () => `${attempts.length} decode attempts`);
+    await row(page, 1).getByText(short(tx.txid)).waitFor();
+    assert.equal(attempts.length, 3);
+    assert.ok(attempts[1]! - attempts[0]! >= 1_900, `the first retry waited its pause (${attempts[1]! - attempts[0]!} ms)`);
+    assert.ok(attempts[2]! - attempts[1]! < 3_000, `back online: tried again at once, not after a doubled pause (${attempts[2]! - attempts[1]!} ms)`);
+    assert.equal((await mempool()).includes(tx.txid), false, 'decoding sends nothing');
     await page.close();
   });
 });

@@ -13,6 +13,7 @@ import {
   newRows,
   nextToSend,
   queueUnsent,
+  reparseUnreachable,
   reparseUnsent,
   ROWS_KEY,
   saveItems,
@@ -277,6 +278,17 @@ describe('the queue\'s turns', () => {
     assert.deepEqual(
       reparseUnsent(rows).map((r) => r.parse.state),
       ['done', 'pending', 'pending'],
+    );
+  });
+
+  test('only decodes that failed for want of the server are tried again; a refusal stays', () => {
+    const rows = three();
+    rows[0]!.parse = { state: 'failed', message: 'out of reach', unreachable: true };
+    rows[1]!.parse = { state: 'failed', message: 'Transaction hex is not valid.' };
+    rows[2]!.parse = { state: 'done', txs: [] };
+    assert.deepEqual(
+      reparseUnreachable(rows).map((r) => r.parse.state),
+      ['pending', 'failed', 'done'],
     );
   });
 });

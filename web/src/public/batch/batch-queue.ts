@@ -21,7 +21,11 @@ export interface RowTx {
   psbt?: { statedFee: number | null };
 }
 
-export type ParseState = { state: 'pending' } | { state: 'done'; txs: RowTx[] } | { state: 'failed'; message: string };
+export type ParseState =
+  | { state: 'pending' }
+  | { state: 'done'; txs: RowTx[] }
+  /** `unreachable`: the server could not be asked (no network, or it answered 5xx); decoded again on its own. */
+  | { state: 'failed'; message: string; unreachable?: boolean };
 
 export type SendState =
   | { state: 'unsent' }
@@ -65,6 +69,12 @@ export const nextToParse = (rows: QueueRow[]) => rows.find((row) => row.parse.st
 /** Rows whose decoding used a client code must be decoded again when it changes (sent rows keep their answer). */
 export const reparseUnsent = (rows: QueueRow[]) =>
   rows.map((row) => (row.send.state === 'accepted' || row.parse.state === 'pending' ? row : { ...row, parse: { state: 'pending' as const } }));
+
+/** A row whose decoding failed only because the server could not be reached. */
+export const decodeUnreachable = (row: QueueRow) => row.parse.state === 'failed' && row.parse.unreachable === true && row.send.state !== 'accepted';
+
+/** Those rows, to be decoded again. */
+export const reparseUnreachable = (rows: QueueRow[]) => rows.map((row) => (decodeUnreachable(row) ? { ...row, parse: { state: 'pending' as const } } : row));
 
 // ---- session storage ----
 // The rows' state is saved on every change; their entries, which can be

@@ -10,7 +10,7 @@ import { retryAfterMs } from './retry-after.ts';
  */
 
 export const NETWORK_FAILURE = 'Failed to submit transaction. Please try again.';
-const PARSE_UNAVAILABLE = 'Could not be decoded right now; it can still be sent.';
+export const PARSE_UNAVAILABLE = 'Could not be decoded right now: the portal is out of reach. Trying again on its own; it can still be sent.';
 
 export interface Pacing {
   /** Called with the time the request will be made again, and with null once it is. */
@@ -85,9 +85,10 @@ export async function parseRow(row: QueueRow, clientCode: string, pacing: Pacing
     answer = await paced(() => parseCall(row, clientCode, pacing.signal), pacing);
   } catch (error) {
     if (pacing.signal.aborted) throw error;
-    return { state: 'failed', message: PARSE_UNAVAILABLE };
+    return { state: 'failed', message: PARSE_UNAVAILABLE, unreachable: true };
   }
-  if (!answer.data) return { state: 'failed', message: serverMessage(answer) };
+  // 5xx: the portal, its node or its database is out of reach for now, not a verdict on the entry.
+  if (!answer.data) return { state: 'failed', message: serverMessage(answer), ...(answer.response.status >= 500 ? { unreachable: true } : {}) };
   return { state: 'done', txs: answer.data.transactions.map(rowTx) };
 }
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BatchEntry } from './batch-input.ts';
 import {
+  decodeUnreachable,
   dropItems,
   loadQueue,
   newRows,
@@ -8,6 +9,7 @@ import {
   nextToSend,
   queueUnsent,
   removeRow,
+  reparseUnreachable,
   reparseUnsent,
   saveItems,
   saveRows,
@@ -37,6 +39,10 @@ export interface BatchQueue {
 
 const storage = () => window.sessionStorage;
 
+/** Decodes that failed because the server was out of reach are tried again after this pause, doubled each time up to REDECODE_MAX_MS. */
+export const REDECODE_FIRST_MS = 2_000;
+const REDECODE_MAX_MS = 60_000;
+
 /**
  * The queue's state, kept in session storage as it changes, with two loops
  * working through it one request at a time: one decodes new rows, the other
@@ -54,6 +60,8 @@ export function useBatchQueue(): BatchQueue {
   const alive = useRef(new AbortController());
   const parsing = useRef(false);
   const sendLoop = useRef<AbortController | null>(null);
+  /** Decodes tried again in a row while the server stays out of reach (the pause doubles with each). */
+  const redecodes = useRef(0);
 
   const commit = useCallback((change: (q: StoredQueue) => StoredQueue, added: QueueRow[] = []) => {
     current.current = change(current.current);
@@ -96,6 +104,7 @@ export function useBatchQueue(): BatchQueue {
         for (let row = nextToParse(current.current.rows); row && !signal.aborted; row = nextToParse(current.current.rows)) {
           const code = current.current.clientCode;
           const parse = await parseRow(row, code, { signal, onWait: setWaitUntil });
+          if (parse.state !== 'failed' || !parse.unreachable) redecodes.current = 0;
           // A client code changed meanwhile: the row is decoded again with it.
           if (current.current.clientCode === code) setRow(row.id, { parse });
         }
@@ -107,6 +116,23 @@ export function useBatchQueue(): BatchQueue {
       }
     })();
   }, [queue.rows, parserRuns, setRow]);
+
+  // Rows the server could not decode because it was out of reach: decoded again on their own, after a
+  // pause that doubles while it stays out of reach, and at once when the browser says it is back online.
+  const unreachable = queue.rows.some(decodeUnreachable);
+  useEffect(() => {
+    if (!unreachable) return;
+    const again = () => {
+      redecodes.current++;
+      commit((q) => ({ ...q, rows: reparseUnreachable(q.rows) }));
+    };
+    const timer = setTimeout(again, Math.min(REDECODE_MAX_MS, REDECODE_FIRST_MS * 2 ** redecodes.current));
+    window.addEventListener('online', again);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener('online', again);
+    };
+  }, [unreachable, parserRuns, commit]);
 
   const startSending = useCallback(() => {
     if (sendLoop.current) return;
