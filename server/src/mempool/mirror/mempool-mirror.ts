@@ -1,4 +1,5 @@
 import { reportedVsize, sigopCostFloor, TXID_BYTES, writeTxidBytes, type MempoolSnapshot } from './mempool-snapshot.ts';
+import { ParentSegments } from './parent-segments.ts';
 
 /**
  * The in-memory copy of the node's mempool that the engine projects from,
@@ -8,8 +9,9 @@ import { reportedVsize, sigopCostFloor, TXID_BYTES, writeTxidBytes, type Mempool
  * 10 ms main-thread budget).
  *
  * Layout: every transaction has a slot, stable for as long as it stays;
- * freed slots are reused. Per-slot fields live in typed arrays; parent and
- * child links are short lists per slot. A snapshot packs the live slots in
+ * freed slots are reused. Per-slot fields live in typed arrays; parent links
+ * are segments of one typed array (parent-segments.ts), child links short
+ * lists per slot. A snapshot packs the live slots in
  * slot order: runs of consecutive live slots are copied with one set() per
  * array, and the parent lists are renumbered in one pass.
  *
@@ -116,24 +118,14 @@ export class MempoolMirror {
   /** The last snapshot taken, and the lowest slot changed since (added, removed, or stamped). */
   private last: { snapshot: MempoolSnapshot; indexOfSlot: Int32Array } | undefined;
   private lowestChange = 0;
-  /**
-   * Parent links, in typed arrays so that a snapshot copies them without
-   * touching objects: slot s's parents are pool[parentAt[s] .. + parentCount[s]],
-   * in a segment of parentCap[s] entries; a full segment moves to the end of
-   * the pool at twice the size, and the pool is compacted when mostly garbage.
-   */
-  private parentCount = new Int32Array(0);
-  private parentCap = new Int32Array(0);
-  private parentAt = new Int32Array(0);
-  private pool = new Int32Array(1_024);
-  private poolTop = 0;
+  /** Each slot's parents (parent-segments.ts); their number is the snapshot's edge count. */
+  private readonly parents = new ParentSegments();
   private txidBytes = new Uint8Array(0);
   private ids: Array<string | undefined> = [];
   private childrenOf: Array<number[] | undefined> = [];
   private readonly slots = new Map<string, number>();
   private readonly free: number[] = [];
   private addCounter = 0;
-  private edges = 0;
   private totalVsize = 0;
   private totalFee = 0;
   private oldestChangeAt: number | undefined;
@@ -187,7 +179,7 @@ export class MempoolMirror {
   parentsOfTx(txid: string): string[] {
     const slot = this.slots.get(txid);
     if (slot === undefined) return [];
-    return Array.from(this.pool.subarray(this.parentAt[slot], this.parentAt[slot]! + this.parentCount[slot]!), (p) => this.ids[p]!);
+    return Array.from(this.parents.of(slot), (p) => this.ids[p]!);
   }
 
   /**
@@ -212,8 +204,7 @@ export class MempoolMirror {
     this.sigops[slot] = sigopCostFloor(vsize, entry.weight);
     this.time[slot] = entry.time;
     this.addedSeq[slot] = ++this.addCounter;
-    this.parentCount[slot] = 0;
-    this.parentCap[slot] = 0;
+    this.parents.clear(slot);
     this.ids[slot] = txid;
     this.childrenOf[slot] = undefined;
     this.slots.set(txid, slot);
@@ -237,14 +228,11 @@ export class MempoolMirror {
   remove(txid: string, reason: RemovalReason, observedAtMs: number, blockHash?: string): boolean {
     const slot = this.slots.get(txid);
     if (slot === undefined) return false;
-    const at = this.parentAt[slot]!;
-    for (let e = 0; e < this.parentCount[slot]!; e++) dropFrom(this.childrenOf[this.pool[at + e]!], slot);
+    for (const parent of this.parents.of(slot)) dropFrom(this.childrenOf[parent], slot);
     for (const c of this.childrenOf[slot] ?? []) {
       // A child left behind spends a confirmed output now (its parent was mined), or will go too (replaced).
-      this.unlinkParent(c, slot);
-      this.edges--;
+      if (this.parents.remove(c, slot)) this.stamp(c);
     }
-    this.edges -= this.parentCount[slot]!;
     this.remember({
       txid,
       fee: this.fee[slot]!,
@@ -260,8 +248,7 @@ export class MempoolMirror {
     this.totalFee -= this.fee[slot]!;
     this.live[slot] = 0;
     if (slot < this.lowestChange) this.lowestChange = slot;
-    this.parentCount[slot] = 0;
-    this.parentCap[slot] = 0;
+    this.parents.clear(slot);
     this.ids[slot] = undefined;
     this.childrenOf[slot] = undefined;
     this.slots.delete(txid);
@@ -323,7 +310,7 @@ export class MempoolMirror {
     const used = this.highWater;
     const live = this.live;
     const last = this.last;
-    const from = reuse !== undefined && last !== undefined && reuse === last.snapshot && fits(reuse, n, this.edges) ? Math.min(this.lowestChange, used) : 0;
+    const from = reuse !== undefined && last !== undefined && reuse === last.snapshot && fits(reuse, n, this.parents.links) ? Math.min(this.lowestChange, used) : 0;
     const indexOfSlot = new Int32Array(used);
     // Transactions in slots below `from`, and where they are: as last time.
     let fromIndex = 0;
@@ -360,7 +347,7 @@ export class MempoolMirror {
       weight: into(reuse?.weight, n, i32),
       sigops: into(reuse?.sigops, n, i32),
       parentStart: into(reuse?.parentStart, n + 1, i32),
-      parents: into(reuse?.parents, this.edges, i32),
+      parents: into(reuse?.parents, this.parents.links, i32),
       txids: into(reuse?.txids, n * TXID_BYTES, u8),
       identity: { source: this.source, slots, versions },
     };
@@ -385,7 +372,7 @@ export class MempoolMirror {
       versions.set(this.slotVersion.subarray(start, end), at);
       snapshot.txids.set(this.txidBytes.subarray(start * TXID_BYTES, end * TXID_BYTES), at * TXID_BYTES);
     }
-    const { parentCount, parentAt, pool } = this;
+    const { count: parentCount, at: parentAt, pool } = this.parents;
     let index = fromIndex;
     for (let slot = from; slot < used; slot++) {
       if (live[slot] === 0) continue;
@@ -429,12 +416,10 @@ export class MempoolMirror {
       copy.ids[to] = this.ids[slot];
       copy.slots.set(this.ids[slot]!, to);
     }
-    copy.edges = this.edges;
     for (let slot = 0; slot < this.highWater; slot++) {
       const to = slotMap[slot]!;
       if (to < 0) continue;
-      const at = this.parentAt[slot]!;
-      for (let e = 0; e < this.parentCount[slot]!; e++) copy.pushParent(to, slotMap[this.pool[at + e]!]!);
+      for (const parent of this.parents.of(slot)) copy.parents.push(to, slotMap[parent]!);
       copy.childrenOf[to] = this.childrenOf[slot]?.map((c) => slotMap[c]!);
     }
     copy.addCounter = this.addCounter;
@@ -453,68 +438,10 @@ export class MempoolMirror {
   }
 
   private link(parent: number, child: number): void {
-    const at = this.parentAt[child]!;
-    for (let e = 0; e < this.parentCount[child]!; e++) if (this.pool[at + e] === parent) return;
-    this.pushParent(child, parent);
+    if (this.parents.has(child, parent)) return;
+    this.parents.push(child, parent);
     (this.childrenOf[parent] ??= []).push(child);
-    this.edges++;
     this.stamp(child);
-  }
-
-  /** Appends to a slot's parent segment, moving it to the pool's end at twice the size when full. */
-  private pushParent(child: number, parent: number): void {
-    const count = this.parentCount[child]!;
-    if (count === this.parentCap[child]) {
-      const cap = Math.max(2, count * 2);
-      this.reservePool(cap);
-      const at = this.parentAt[child]!;
-      this.pool.copyWithin(this.poolTop, at, at + count);
-      this.parentAt[child] = this.poolTop;
-      this.parentCap[child] = cap;
-      this.poolTop += cap;
-    }
-    this.pool[this.parentAt[child]! + count] = parent;
-    this.parentCount[child] = count + 1;
-  }
-
-  private unlinkParent(child: number, parent: number): void {
-    const at = this.parentAt[child]!;
-    const last = at + this.parentCount[child]! - 1;
-    for (let e = at; e <= last; e++) {
-      if (this.pool[e] !== parent) continue;
-      this.pool[e] = this.pool[last]!;
-      this.parentCount[child]!--;
-      this.stamp(child);
-      return;
-    }
-  }
-
-  /** Room for `size` more entries at the pool's end: compacted when mostly garbage, else grown. */
-  private reservePool(size: number): void {
-    if (this.poolTop + size <= this.pool.length) return;
-    const liveEntries = this.edges + size;
-    if (this.poolTop > 4 * liveEntries) {
-      // Segments of departed transactions and moved segments are garbage: pack the live ones.
-      // Each segment packed to its count (an empty one released).
-      let needed = size;
-      for (let slot = 0; slot < this.highWater; slot++) if (this.live[slot] === 1) needed += this.parentCount[slot]!;
-      const packed = new Int32Array(Math.max(1_024, 2 * needed));
-      let top = 0;
-      for (let slot = 0; slot < this.highWater; slot++) {
-        if (this.live[slot] === 0 || this.parentCap[slot] === 0) continue;
-        const count = this.parentCount[slot]!;
-        packed.set(this.pool.subarray(this.parentAt[slot], this.parentAt[slot]! + count), top);
-        this.parentAt[slot] = top;
-        this.parentCap[slot] = count;
-        top += count;
-      }
-      this.pool = packed;
-      this.poolTop = top;
-      if (top + size <= packed.length) return;
-    }
-    const grown = new Int32Array(Math.max(2 * this.pool.length, this.poolTop + size));
-    grown.set(this.pool.subarray(0, this.poolTop));
-    this.pool = grown;
   }
 
   private stamp(slot: number): void {
@@ -548,9 +475,7 @@ export class MempoolMirror {
     this.time = widen(this.time, (s) => new Float64Array(s), capacity);
     this.addedSeq = widen(this.addedSeq, (s) => new Float64Array(s), capacity);
     this.slotVersion = widen(this.slotVersion, (s) => new Float64Array(s), capacity);
-    this.parentCount = widen(this.parentCount, (s) => new Int32Array(s), capacity);
-    this.parentCap = widen(this.parentCap, (s) => new Int32Array(s), capacity);
-    this.parentAt = widen(this.parentAt, (s) => new Int32Array(s), capacity);
+    this.parents.grow(capacity);
     this.txidBytes = widen(this.txidBytes, (s) => new Uint8Array(s), capacity * TXID_BYTES);
     this.capacity = capacity;
   }
