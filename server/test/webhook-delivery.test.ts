@@ -2,7 +2,7 @@ import { describe, test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { checkWebhookUrl, isPrivateAddress } from '../src/modules/notifications/destination-guard.ts';
 import { deliverWebhook } from '../src/modules/notifications/webhook-delivery.ts';
@@ -59,10 +59,11 @@ describe('signatures', () => {
 
 describe('private destinations', () => {
   test('loopback, private, link-local, CGNAT and mapped addresses are private; public ones are not', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '224.0.0.1']) {
+    const ipv4InIpv6 = ['::7f00:1', '::ffff:0:7f00:1', '2002:a9fe:a9fe::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '64:ff9b::7f00:1', '64:ff9b:1::a9fe:a9fe'];
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '224.0.0.1', 'ff02::1', '2001:db8::1', ...ipv4InIpv6]) {
       assert.equal(isPrivateAddress(a), true, a);
     }
-    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPrivateAddress(a), false, a);
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8']) assert.equal(isPrivateAddress(a), false, a);
   });
 
   test('URLs that name a private address, use another scheme or carry credentials are refused with a reason', () => {
@@ -127,10 +128,32 @@ describe('delivery to a receiver the operator allows', () => {
       const outcome = await deliverWebhook(request(`http://127.0.0.1:${port}/hook`), { ...allowed, timeoutMs: 200 });
       assert.equal(outcome.ok, false);
       assert.ok(!outcome.ok && !outcome.final);
-      assert.match(!outcome.ok ? outcome.reason : '', /No answer within 200 ms/);
+      assert.match(!outcome.ok ? outcome.reason : '', /No complete answer within 200 ms/);
     } finally {
       hang = false;
       server.closeAllConnections();
+    }
+  });
+
+  test('a receiver that trickles its answer is cut off at the deadline, however steadily it sends', async () => {
+    // A byte every 100 ms never leaves the socket idle for the 500 ms timeout: only a bound on the whole attempt stops it.
+    const trickle = net.createServer((socket) => {
+      socket.on('error', () => {});
+      const bytes = Buffer.from(`HTTP/1.1 200 OK\r\nx-slow: ${'z'.repeat(200)}\r\n\r\n`);
+      let at = 0;
+      const timer = setInterval(() => (at < bytes.length ? socket.write(bytes.subarray(at, ++at)) : clearInterval(timer)), 100);
+      socket.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      const outcome = await deliverWebhook(request(`http://127.0.0.1:${(trickle.address() as AddressInfo).port}/hook`), { ...allowed, timeoutMs: 500 });
+      const took = Date.now() - started;
+      assert.ok(!outcome.ok && !outcome.final, JSON.stringify(outcome));
+      assert.match(!outcome.ok ? outcome.reason : '', /No complete answer within 500 ms/);
+      assert.ok(took < 2_000, `settled after ${took} ms`);
+    } finally {
+      await new Promise((resolve) => trickle.close(resolve));
     }
   });
 

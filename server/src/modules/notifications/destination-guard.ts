@@ -18,9 +18,13 @@ for (const [net, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+// IPv6: only global unicast (2000::/3) is reachable; everything else (loopback, unique-local, link-local,
+// multicast, IPv4-compatible ::/96, SIIT ::ffff:0:0/96, NAT64 64:ff9b::/96 and /48) lies outside it.
+// Inside it, the ranges that carry an IPv4 address a relay would reach (Teredo 2001::/32, 6to4 2002::/16)
+// and documentation are refused too.
+const globalUnicast = new BlockList();
+globalUnicast.addSubnet('2000::', 3, 'ipv6');
+for (const [net, prefix] of [['2001::', 32], ['2001:db8::', 32], ['2002::', 16]] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
 /** IPv4 written inside IPv6 (::ffff:a.b.c.d or its hex form) is judged as the IPv4 address it is. */
 function embeddedIpv4(address: string): string | undefined {
@@ -42,7 +46,8 @@ export function isPrivateAddress(address: string): boolean {
   if (v4) return blocked.check(v4, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true; // not an address at all: never connect to it
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return blocked.check(address, 'ipv4');
+  return !globalUnicast.check(address, 'ipv6') || blocked.check(address, 'ipv6');
 }
 
 export class DestinationRefused extends Error {

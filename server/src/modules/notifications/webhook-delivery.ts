@@ -40,7 +40,15 @@ export function deliverWebhook(request: WebhookRequest, options: DeliveryOptions
     throw error;
   }
   const transport = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve) => {
+  return new Promise((answer) => {
+    // `timeout` below fires only after that long with nothing received; a receiver that trickles its
+    // answer a byte at a time would hold the job (and one of the runner's few slots) for days. This
+    // bounds the whole attempt: connecting, sending, and reading the answer.
+    const deadline = setTimeout(() => req.destroy(new Error(`No complete answer within ${options.timeoutMs} ms.`)), options.timeoutMs);
+    const resolve = (outcome: DeliveryOutcome) => {
+      clearTimeout(deadline);
+      answer(outcome);
+    };
     const req = transport.request(
       url,
       {
@@ -70,7 +78,7 @@ export function deliverWebhook(request: WebhookRequest, options: DeliveryOptions
         res.on('error', done);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`No answer within ${options.timeoutMs} ms.`)));
+    req.on('timeout', () => req.destroy(new Error(`No complete answer within ${options.timeoutMs} ms.`)));
     req.on('error', (error) => {
       const final = error instanceof DestinationRefused;
       resolve({ ok: false, final, status: null, reason: error.message });
