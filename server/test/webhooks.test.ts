@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WEBHOOK_REMOVED } from '../src/modules/notifications/webhook-job.ts';
 import { verifySignature } from '../src/modules/notifications/webhook-signature.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -27,6 +28,8 @@ interface Event {
 }
 
 interface Delivery {
+  /** The path and query it was sent to. */
+  path: string;
   event: Event;
   body: string;
   signature: string;
@@ -48,7 +51,7 @@ before(async () => {
         res.statusCode = 503;
         return res.end();
       }
-      deliveries.push({ event: JSON.parse(body) as Event, body, signature: String(req.headers['slipstream-signature']), idempotencyKey: String(req.headers['slipstream-delivery']) });
+      deliveries.push({ path: req.url ?? '', event: JSON.parse(body) as Event, body, signature: String(req.headers['slipstream-signature']), idempotencyKey: String(req.headers['slipstream-delivery']) });
       res.statusCode = 204;
       res.end();
     });
@@ -203,6 +206,35 @@ for (const engine of testDatabases()) {
       const resent = eventsOf(tx.txid).at(-1)!;
       assert.equal(resent.event.event, 'accepted');
       assert.equal(resent.event.delivery_id, eventsOf(tx.txid)[0]!.event.delivery_id, 'the same delivery id, so the receiver can tell');
+
+      // A leaked secret: staff rotate it and move the URL. Transactions already followed use the new ones at once.
+      const followed = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: followed.hex, client_code: code })).body.status, 'success');
+      await received(followed.txid, ['accepted']);
+      const movedUrl = `${clientUrl}&moved=1`;
+      const rotated = await t.call<{ secret?: string }>('POST', `/rest-api/client/${client.body.id}/webhook`, { body: { url: movedUrl, rotate_secret: true } });
+      assert.match(rotated.body.secret ?? '', /^whsec_/);
+      await node.mine(1);
+      await received(followed.txid, ['accepted', 'mined']);
+      const minedEvent = eventsOf(followed.txid).find((d) => d.event.event === 'mined')!;
+      const later = Math.floor(Date.now() / 1000);
+      assert.equal(minedEvent.path, new URL(movedUrl).pathname + new URL(movedUrl).search, 'sent to the new URL');
+      assert.equal(verifySignature(rotated.body.secret!, minedEvent.body, minedEvent.signature, later), true, 'signed with the new secret');
+      assert.equal(verifySignature(set.body.secret!, minedEvent.body, minedEvent.signature, later), false, 'the leaked secret signs nothing more');
+
+      // Removed: events still to come for transactions already followed are not sent, and the log says why.
+      const orphan = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: orphan.hex, client_code: code })).body.status, 'success');
+      await received(orphan.txid, ['accepted']);
+      assert.equal((await t.call('DELETE', `/rest-api/client/${client.body.id}/webhook`)).statusCode, 200);
+      await node.mine(1);
+      const minedLog = async () =>
+        (await t.call<{ result: Array<{ txid: string; event: string; state: string; last_error: string | null }> }>('GET', `/rest-api/client/${client.body.id}/webhook-deliveries`)).body.result.find(
+          (d) => d.txid === orphan.txid && d.event === 'mined',
+        );
+      await until(async () => (await minedLog())?.state === 'failed', async () => JSON.stringify(await minedLog()), 20_000);
+      assert.equal((await minedLog())?.last_error, WEBHOOK_REMOVED);
+      assert.deepEqual(eventNames(orphan.txid), ['accepted'], 'nothing sent after the removal');
     });
 
     test('the Slipstream-compatible API takes callback_url too, for a transaction and a package', async () => {

@@ -44,7 +44,7 @@ export function clientWebhookAdminRoutes(service: ClientWebhookService): Fastify
     }, (request) => service.set(request.params.id, request.body.url, request.body.rotate_secret ?? false));
 
     app.delete('/client/:id/webhook', {
-      schema: { tags: ['staff'], summary: "Remove a client's webhook (administrators): no more events are subscribed to it", security, params: IdParams, response: { 200: ClientWebhookResponse, ...errors } },
+      schema: { tags: ['staff'], summary: "Remove a client's webhook (administrators): no more events are sent to it, those still due for transactions already followed included", security, params: IdParams, response: { 200: ClientWebhookResponse, ...errors } },
     }, (request) => service.remove(request.params.id));
 
     app.post('/client/:id/webhook-deliveries/:deliveryId/redeliver', {

@@ -7,7 +7,7 @@ import type { DestinationPolicy } from './destination-guard.ts';
 import { deliverWebhook } from './webhook-delivery.ts';
 import { startJobDispatch } from './job-dispatch.ts';
 import type { WebhookKeys } from './webhook-secrets.ts';
-import { loadSubscription, nextPending, recordAttempt, subscriptionsWithPending } from './webhooks.repository.ts';
+import { failPending, loadSubscription, nextPending, recordAttempt, subscriptionsWithPending } from './webhooks.repository.ts';
 
 /**
  * Sends one subscription's events, oldest first, through the durable jobs
@@ -35,6 +35,9 @@ export interface WebhookDeliveryOptions {
 
 const HOUR_MS = 3_600_000;
 
+/** Why a client's events stop: staff removed its webhook. */
+export const WEBHOOK_REMOVED = "The client's webhook was removed; nothing more is sent.";
+
 export function createWebhookJob(options: WebhookDeliveryOptions): JobHandler {
   const { db, keys, policy, clock, log } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -45,6 +48,10 @@ export function createWebhookJob(options: WebhookDeliveryOptions): JobHandler {
   return async (job) => {
     const subscription = await loadSubscription(db, Number(job.payload.subscriptionId));
     if (!subscription) return jobDone;
+    if (subscription.removed) {
+      await failPending(db, subscription.id, WEBHOOK_REMOVED);
+      return jobDone;
+    }
     const secret = keys.secretFor(subscription.secretSalt);
     for (;;) {
       const delivery = await nextPending(db, subscription.id);

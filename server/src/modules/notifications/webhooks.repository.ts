@@ -7,6 +7,8 @@ export interface Subscription {
   txid: string;
   url: string;
   secretSalt: string;
+  /** A client's subscription whose webhook staff have removed since: nothing more is sent. */
+  removed: boolean;
 }
 
 export interface PendingDelivery {
@@ -85,13 +87,26 @@ export async function subscriptionsWithPending(db: Queryable, limit: number): Pr
   return rows.map((r) => Number(r.subscription_id));
 }
 
+/**
+ * A subscription as it is to be delivered now. A client's webhook is read
+ * from client_webhooks at each delivery, not from the copy taken when the
+ * transaction was submitted: a URL staff changed, or a secret they rotated
+ * (a leaked one), applies at once to every transaction still followed.
+ */
 export async function loadSubscription(db: Queryable, id: number): Promise<Subscription | undefined> {
-  const { rows } = await db.query<{ id: string; txid: string; url: string; secret_salt: string }>(
-    'SELECT id, txid, url, secret_salt FROM webhook_subscriptions WHERE id = $1',
+  const { rows } = await db.query<{ id: string; txid: string; url: string; secret_salt: string; removed: boolean }>(
+    `SELECT s.id, s.txid, COALESCE(w.url, s.url) AS url, COALESCE(w.secret_salt, s.secret_salt) AS secret_salt,
+            (s.client_id IS NOT NULL AND w.client_id IS NULL) AS removed
+     FROM webhook_subscriptions s LEFT JOIN client_webhooks w ON w.client_id = s.client_id WHERE s.id = $1`,
     [id],
   );
   const row = rows[0];
-  return row && { id: Number(row.id), txid: row.txid, url: row.url, secretSalt: row.secret_salt };
+  return row && { id: Number(row.id), txid: row.txid, url: row.url, secretSalt: row.secret_salt, removed: row.removed };
+}
+
+/** Every event of a subscription still to be sent, given up with `reason` (its client's webhook was removed). */
+export async function failPending(db: Queryable, subscriptionId: number, reason: string): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET state = 'failed', last_error = $2 WHERE subscription_id = $1 AND state = 'pending'`, [subscriptionId, reason]);
 }
 
 /** The oldest undelivered event of a subscription: events go out in the order they happened. */
