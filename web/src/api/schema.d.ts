@@ -3090,7 +3090,7 @@ export interface paths {
                 };
             };
         };
-        /** Remove a client's webhook (administrators): no more events are subscribed to it */
+        /** Remove a client's webhook (administrators): no more events are sent to it, those still due for transactions already followed included */
         delete: {
             parameters: {
                 query?: never;
