@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { EMAIL_NOT_AVAILABLE_MESSAGE, EMAIL_UNKNOWN_TX_MESSAGE } from '../src/modules/notifications/email-notify.service.ts';
+import { EMAIL_FULL_MESSAGE, EMAIL_NOT_AVAILABLE_MESSAGE, EMAIL_UNKNOWN_TX_MESSAGE } from '../src/modules/notifications/email-notify.service.ts';
+import { forgetStaleEmailSubscriptions, MAX_EMAILS_PER_TX } from '../src/modules/notifications/email-subscriptions.repository.ts';
 import { createSmtpSender, type MailSender } from '../src/modules/notifications/mail-sender.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -131,6 +132,26 @@ for (const engine of testDatabases()) {
       const bad = await ask(tx.txid, 'not an address');
       assert.equal(bad.statusCode, 400);
       assert.equal(await stored(tx.txid), 0);
+    });
+
+    test('one plain address at a time, at most five a transaction; an address is forgotten after 30 days unsettled', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).statusCode, 200);
+      await t.records.idle();
+      // What a mail library would read as other recipients.
+      for (const crafted of ['a<victim@example.com>', 'a@example.com, b@example.com', '"x"@example.com', 'a@example.com;b@example.com']) {
+        assert.equal((await ask(tx.txid, crafted)).statusCode, 400, crafted);
+      }
+      for (let i = 1; i <= MAX_EMAILS_PER_TX; i++) assert.equal((await ask(tx.txid, `watcher${i}@example.com`)).statusCode, 200);
+      const sixth = await ask(tx.txid, 'watcher6@example.com');
+      assert.deepEqual([sixth.statusCode, sixth.body.message], [409, EMAIL_FULL_MESSAGE]);
+      assert.equal((await ask(tx.txid, 'watcher1@example.com')).statusCode, 200, 'an address already there may ask again');
+      assert.equal(await stored(tx.txid), MAX_EMAILS_PER_TX);
+
+      await db.query("UPDATE email_subscriptions SET created_at = now() - interval '31 days' WHERE txid = $1 AND email = 'watcher1@example.com'", [tx.txid]);
+      assert.equal(await forgetStaleEmailSubscriptions(db), 1);
+      assert.equal(await stored(tx.txid), MAX_EMAILS_PER_TX - 1);
+      await db.query('DELETE FROM email_subscriptions WHERE txid = $1', [tx.txid]);
     });
 
     test('without SMTP the portal offers no email and refuses the request', async () => {

@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.ts';
 import { jobDone, runAgainAfter, type JobHandler } from '../../jobs/job-runner.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { deleteEmailSubscription, loadEmailSubscription, recordEmailFailure, subscriptionsDue, type FinalOutcome } from './email-subscriptions.repository.ts';
+import { deleteEmailSubscription, forgetStaleEmailSubscriptions, loadEmailSubscription, recordEmailFailure, subscriptionsDue, type FinalOutcome } from './email-subscriptions.repository.ts';
 import { startJobDispatch } from './job-dispatch.ts';
 import type { MailSender } from './mail-sender.ts';
 
@@ -57,9 +57,11 @@ export function createEmailJob(options: EmailJobOptions): JobHandler {
       await mail.send({ to: subscription.email, ...emailFor(subscription.txid, outcome, options.publicUrl) });
     } catch (error) {
       const reason = (error as Error).message;
+      // A mail server's refusal usually quotes the recipient: the log gets only its codes, so the address goes with its row.
+      const { code, responseCode } = error as { code?: string; responseCode?: number };
       const failingSince = subscription.firstAttemptAt ?? clock.now();
       if (clock.now().getTime() - failingSince.getTime() >= giveUpAfterMs) {
-        log.warn({ txid: subscription.txid, err: reason }, 'Gave up emailing a transaction\'s final event; the address is deleted');
+        log.warn({ txid: subscription.txid, code, responseCode }, 'Gave up emailing a transaction\'s final event; the address is deleted');
         await deleteEmailSubscription(db, subscription.id);
         return jobDone;
       }
@@ -73,11 +75,19 @@ export function createEmailJob(options: EmailJobOptions): JobHandler {
 
 /** Emails due (their transaction settled), queued as one job per address (job-dispatch.ts). */
 export function startEmailDispatch(deps: { db: Database; log: Logger; wake: () => void; pollMs?: number }): () => void {
+  let lastSweep = 0;
   return startJobDispatch({
     ...deps,
     pollMs: deps.pollMs ?? 2_000,
     what: 'notification emails',
-    find: (db) => subscriptionsDue(db, 500),
+    find: async (db) => {
+      // Once an hour, the addresses of transactions that never settled are forgotten (EMAIL_RETENTION_DAYS).
+      if (Date.now() - lastSweep >= HOUR_MS) {
+        lastSweep = Date.now();
+        await forgetStaleEmailSubscriptions(db);
+      }
+      return subscriptionsDue(db, 500);
+    },
     kind: 'email',
     job: (id) => ({ key: `email:${id}`, payload: { subscriptionId: id } }),
   });

@@ -27,7 +27,7 @@ export const emailNotifyRoutes: FastifyPluginAsyncTypebox<{ service: EmailNotify
       tags: ['public'],
       summary: 'Ask for one email when a transaction submitted here is mined',
       body: NotifyEmailBody,
-      response: { 200: NotifyEmailResponse, 400: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
+      response: { 200: NotifyEmailResponse, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
     },
   }, ({ body }) => service.subscribe(body.txid, body.notify_email));
 };

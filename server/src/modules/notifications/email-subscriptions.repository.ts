@@ -18,16 +18,38 @@ export interface FinalOutcome {
   replacedBy: string | null;
 }
 
-/** Adds the address (once per transaction); false when the portal has no record of the transaction. */
-export async function addEmailSubscription(db: Queryable, txid: string, email: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO email_subscriptions (txid, email)
-     SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tx_submissions WHERE txid = $1 AND status <> 'pending')
-                      OR EXISTS (SELECT 1 FROM package_tx_outcomes WHERE txid = $1)
-     ON CONFLICT (txid, email) DO UPDATE SET created_at = email_subscriptions.created_at`,
-    [txid, email],
+/** Addresses one transaction can have: anyone may add one, so a transaction cannot become a mailing list. */
+export const MAX_EMAILS_PER_TX = 5;
+
+/**
+ * Adds the address (once per transaction): 'unknown' when the portal has no
+ * record of the transaction, 'full' when it has MAX_EMAILS_PER_TX others.
+ */
+export async function addEmailSubscription(db: Queryable, txid: string, email: string): Promise<'added' | 'unknown' | 'full'> {
+  const { rows } = await db.query<{ known: boolean; added: boolean }>(
+    `WITH known AS (
+       SELECT EXISTS (SELECT 1 FROM tx_submissions WHERE txid = $1 AND status <> 'pending')
+           OR EXISTS (SELECT 1 FROM package_tx_outcomes WHERE txid = $1) AS known),
+     added AS (
+       INSERT INTO email_subscriptions (txid, email)
+       SELECT $1, $2 FROM known
+       WHERE known.known AND (SELECT count(*) FROM email_subscriptions WHERE txid = $1 AND email <> $2) < $3
+       ON CONFLICT (txid, email) DO UPDATE SET created_at = email_subscriptions.created_at
+       RETURNING 1)
+     SELECT known.known, EXISTS (SELECT 1 FROM added) AS added FROM known`,
+    [txid, email, MAX_EMAILS_PER_TX],
   );
-  return rowCount > 0;
+  const { known, added } = rows[0]!;
+  return added ? 'added' : known ? 'full' : 'unknown';
+}
+
+/** How long an address waits for a transaction that never settles (still unconfirmed, or its record gone). */
+export const EMAIL_RETENTION_DAYS = 30;
+
+/** Addresses kept longer than EMAIL_RETENTION_DAYS are forgotten: nothing about an address outlives its purpose. */
+export async function forgetStaleEmailSubscriptions(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM email_subscriptions WHERE created_at < now() - make_interval(days => $1)`, [EMAIL_RETENTION_DAYS]);
+  return rowCount;
 }
 
 const FINAL = `('confirmed', 'replaced', 'evicted', 'conflicted')`;

@@ -12,7 +12,8 @@ export function createSmtpSender(options: { url: string; from: string; timeoutMs
   const transport = nodemailer.createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout }, { from: options.from });
   return {
     async send({ to, subject, text }) {
-      await transport.sendMail({ to, subject, text });
+      // An address object, not text: nodemailer would read "a <b@c>, d@e" in a string as other recipients.
+      await transport.sendMail({ to: { name: '', address: to }, subject, text });
     },
     close: () => transport.close(),
   };
