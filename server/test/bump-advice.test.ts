@@ -1,8 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BuiltTx } from '../dev/bitcoin/regtest-wallet.ts';
+import { satsToBtc } from '../src/bitcoin/amounts.ts';
+import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
-import { ASSUMED_CHILD_VSIZE } from '../src/modules/status/bump-advice.ts';
+import { ASSUMED_CHILD_VSIZE, rateToEnter } from '../src/modules/status/bump-advice.ts';
 import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -39,6 +41,41 @@ async function payingExactly(fee: number, firstVsize: number, build: (rate: numb
   for (let k = 0; k < 3 && built.fee !== fee; k++) built = await build(rateFor(fee, built.vsize));
   assert.equal(built.fee, fee, `built ${built.fee} sats for ${built.vsize} vB`);
   return built;
+}
+
+/** The larger of a transaction's outputs (the builders pay 20,000 sats and a larger change, in either order). */
+const largestVout = (hex: string) => {
+  const { outputs } = decodeTxHex(hex);
+  return outputs.reduce((best, o, i) => (o.value > outputs[best]!.value ? i : best), 0);
+};
+
+/** `built` again, opting out of BIP125 (every nSequence 0xffffffff) and signed anew: same fee, about the same size. */
+async function nonSignalling(built: BuiltTx): Promise<BuiltTx> {
+  const tx = decodeTxHex(built.hex);
+  const unsigned = encodeTxHex({ ...tx, inputs: tx.inputs.map((i) => ({ ...i, sequence: 0xffff_ffff, witness: [] })) });
+  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [unsigned]);
+  assert.ok(signed.complete);
+  const decoded = decodeTxHex(signed.hex);
+  assert.ok(decoded.inputs.every((i) => i.sequence === 0xffff_ffff));
+  return { hex: signed.hex, txid: decoded.txid, fee: built.fee, vsize: decoded.vsize, weight: decoded.weight };
+}
+
+/**
+ * The child the CPFP figure assumes: one input spending `outpoint`, one
+ * P2WPKH output, paying `fee`; the wallet signs it (it holds the parent's keys).
+ */
+async function assumedChild(parentHex: string, vout: number, fee: number): Promise<BuiltTx> {
+  const parent = decodeTxHex(parentHex);
+  const spent = parent.outputs[vout]!;
+  const to = await node.address('bech32');
+  const unsigned = await node.rpc.call<string>('createrawtransaction', [[{ txid: parent.txid, vout }], [{ [to]: satsToBtc(spent.value - fee) }]]);
+  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [
+    unsigned,
+    [{ txid: parent.txid, vout, scriptPubKey: spent.scriptPubKey, amount: satsToBtc(spent.value) }],
+  ]);
+  assert.ok(signed.complete);
+  const decoded = decodeTxHex(signed.hex);
+  return { hex: signed.hex, txid: decoded.txid, fee, vsize: decoded.vsize, weight: decoded.weight };
 }
 
 async function emptyMempool(): Promise<void> {
@@ -129,5 +166,94 @@ for (const engine of testDatabases()) {
       const replacement = await payingExactly(rbf.fee, original.vsize, (feeRate) => node.buildReplacement(original.hex, feeRate));
       assert.equal(await node.rpc.call('sendrawtransaction', [replacement.hex]), replacement.txid);
     });
+    test('RBF with an unconfirmed ancestor behind the next block: the replacement pays for the package it enters with', async () => {
+      // A cheap parent and a cheap child, neither in the next block: a replacement of the child keeps the parent.
+      const parent = await node.buildTx({ feeRate: 1 });
+      await node.rpc.call('sendrawtransaction', [parent.hex]);
+      const original = await node.buildChild({ parentHex: parent.hex, vout: largestVout(parent.hex), feeRate: 1 });
+      await node.rpc.call('sendrawtransaction', [original.hex]);
+      await record(db, original);
+
+      const { body } = await status(t, original.txid);
+      assert.notEqual(body.transaction.position.block, 0);
+      const bump = body.bump!;
+      assert.deepEqual(bump.package, { vsize: parent.vsize + original.vsize, fee: parent.fee + original.fee, ancestors: 1, rate: (parent.fee + original.fee) / (parent.vsize + original.vsize) });
+      const rbf = bump.rbf!;
+      assert.ok(rbf, 'the builder signals BIP125');
+      assert.equal(rbf.binding, 'rate_to_beat');
+      // Over the package (the parent and the replacement), just above the rate that enters the next block, and not a sat more.
+      const total = parent.vsize + original.vsize;
+      const rate = rateToEnter(await t.mempool.view(), total);
+      assert.ok((parent.fee + rbf.fee) / total > rate, `${parent.fee + rbf.fee} sats over ${total} vB against ${rate}`);
+      assert.ok((parent.fee + rbf.fee - 1) / total <= rate);
+
+      const replacement = await payingExactly(rbf.fee, original.vsize, (feeRate) => node.buildReplacement(original.hex, feeRate));
+      assert.equal(await node.rpc.call('sendrawtransaction', [replacement.hex]), replacement.txid);
+      await record(db, replacement);
+      const after = (await status(t, replacement.txid)).body;
+      assert.equal(after.transaction.position.block, 0, `package rate ${after.functional_rate} against ${after.market_rate}`);
+      assert.equal(after.bump, null);
+      assert.match(rbf.explanation, /1 unconfirmed ancestor/);
+    });
+
+    test('RBF without BIP125 signalling: advised exactly when the node replaces any transaction, and the node takes the replacement', async () => {
+      const { fullrbf } = await node.rpc.call<{ fullrbf?: boolean }>('getmempoolinfo');
+      const original = await nonSignalling(await node.buildTx({ feeRate: 1 }));
+      await node.rpc.call('sendrawtransaction', [original.hex]);
+      await record(db, original);
+
+      const { body } = await status(t, original.txid);
+      assert.notEqual(body.transaction.position.block, 0);
+      const rbf = body.bump!.rbf;
+      if (fullrbf === false) {
+        assert.equal(rbf, null, 'the node honours opt-out');
+        return;
+      }
+      assert.ok(rbf, `the node reports fullrbf ${fullrbf}: any transaction is replaceable`);
+      assert.match(rbf.explanation, /full RBF/);
+      const replacement = await payingExactly(rbf.fee, original.vsize, (feeRate) => node.buildReplacement(original.hex, feeRate));
+      assert.equal(await node.rpc.call('sendrawtransaction', [replacement.hex]), replacement.txid);
+    });
+
+    test('CPFP: an output a mempool child already spends is not advised', async () => {
+      const parent = await node.buildTx({ feeRate: 1, outputs: 2 });
+      await node.rpc.call('sendrawtransaction', [parent.hex]);
+      const largest = largestVout(parent.hex);
+      // A cheap child of the largest output: the package stays behind the next block, and that output is taken.
+      const taken = await node.buildChild({ parentHex: parent.hex, vout: largest, feeRate: 1 });
+      await node.rpc.call('sendrawtransaction', [taken.hex]);
+      await record(db, parent);
+
+      const { body } = await status(t, parent.txid);
+      assert.notEqual(body.transaction.position.block, 0);
+      const cpfp = body.bump!.cpfp!;
+      assert.ok(cpfp, 'a payment output is still free to spend');
+      const vout = Number(cpfp.output.split(':')[1]);
+      assert.notEqual(vout, largest);
+      // The node takes a child of the advised output beside the one already there, and the package enters the next block.
+      const child = await assumedChild(parent.hex, vout, cpfp.child_fee);
+      assert.equal(await node.rpc.call('sendrawtransaction', [child.hex]), child.txid);
+      assert.equal((await status(t, parent.txid)).body.transaction.position.block, 0);
+    });
+
+    for (const [addressType, childVsize] of [['bech32m', 99], ['legacy', 190]] as const) {
+      test(`CPFP: the child is sized by the spent output's script (${addressType}: ${childVsize} vB)`, async () => {
+        const parent = await node.buildTx({ feeRate: 1, addressType });
+        await node.rpc.call('sendrawtransaction', [parent.hex]);
+        await record(db, parent);
+
+        const { body } = await status(t, parent.txid);
+        assert.notEqual(body.transaction.position.block, 0);
+        const cpfp = body.bump!.cpfp!;
+        assert.equal(cpfp.child_vsize, childVsize);
+        const vout = Number(cpfp.output.split(':')[1]);
+        assert.equal(cpfp.output_value, decodeTxHex(parent.hex).outputs[vout]!.value);
+        // The node measures such a child at the assumed size (a short ECDSA signature saves a vbyte or two, never adds one).
+        const child = await assumedChild(parent.hex, vout, cpfp.child_fee);
+        assert.ok(child.vsize <= childVsize && child.vsize >= childVsize - 2, `the node measures ${child.vsize} vB`);
+        assert.equal(await node.rpc.call('sendrawtransaction', [child.hex]), child.txid);
+        assert.equal((await status(t, parent.txid)).body.transaction.position.block, 0);
+      });
+    }
   });
 }

@@ -247,6 +247,14 @@ describe('standard-policy oracle', () => {
     assert.deepEqual(await verdictOf([child.hex]), { verdict: 'standard' });
   });
 
+  test('a chain listed child first is judged parents first: every member standard', async () => {
+    const a = await pool.buildTx({ feeRate: 5 });
+    const b = await pool.buildChild({ parentHex: a.hex, vout: 0, feeRate: 5 });
+    const c = await pool.buildChild({ parentHex: b.hex, vout: 0, feeRate: 5 });
+    const list = [c.hex, b.hex, a.hex];
+    for (const which of [0, 1, 2]) assert.deepEqual(await verdictOf(list, which), { verdict: 'standard' }, `member ${which}`);
+  });
+
   test('a child whose parent in the same list is non-standard: refused for its parent', async () => {
     const parent = await custom({ version: 4, outputs: [] });
     const child = await pool.buildChild({ parentHex: parent, vout: 0, feeRate: 5 });

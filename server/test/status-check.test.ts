@@ -11,6 +11,7 @@ import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
 import { recording } from './helpers/call-trace.ts';
+import { until } from './helpers/until.ts';
 
 /**
  * GET /rest-api/status-check end to end, on a real node whose mempool spans
@@ -283,6 +284,30 @@ for (const engine of testDatabases()) {
       assert.equal(res.body.state, 'confirmed');
       assert.equal(res.body.transaction.status.block_hash, hash);
       assert.equal(res.body.transaction.txid, tx.txid);
+    });
+
+    test('moved by a one-block reorganisation to another block, never back in the mempool: found in its new block', async () => {
+      await emptyMempool();
+      const direct = await node.buildTx({ feeRate: 6 });
+      await node.rpc.call('sendrawtransaction', [direct.hex]);
+      await t.mempool.view();
+      // The longer branch first: B takes it, C on top; then back to the fork point, and A takes it at B's height.
+      const { hash: b } = await node.rpc.call<{ hash: string }>('generateblock', [await node.address(), [direct.txid]]);
+      await node.rpc.call('generateblock', [await node.address(), []]);
+      await node.rpc.call('invalidateblock', [b]);
+      await until(async () => (await t.mempool.view()).transaction(direct.txid) !== undefined, async () => 'the engine sees it back in the mempool');
+      const { hash: a } = await node.rpc.call<{ hash: string }>('generateblock', [await node.address('bech32m'), [direct.txid]]);
+      await until(async () => (await t.mempool.view(), t.mempool.removal(direct.txid)?.blockHash === a), async () => `removal ${JSON.stringify(t.mempool.removal(direct.txid))}, A ${a}`);
+      // B and C back: the node moves to the longer branch at once, the transaction from A to B without re-entering the mempool.
+      await node.rpc.call('reconsiderblock', [b]);
+      assert.equal((await node.rpc.call<{ blockhash: string }>('getrawtransaction', [direct.txid, 1])).blockhash, b);
+      await t.mempool.view();
+      assert.equal(t.mempool.removal(direct.txid)?.blockHash, a, 'the engine still remembers A');
+
+      const res = await status(t, direct.txid);
+      assert.equal(res.statusCode, 200, JSON.stringify(res.body));
+      assert.equal(res.body.state, 'confirmed');
+      assert.equal(res.body.transaction.status.block_hash, b);
     });
 
     test('for a transaction the portal did not record, the service does the same work whether or not the node holds it', async () => {

@@ -575,11 +575,11 @@ export interface paths {
                                     rate: number;
                                 };
                                 cpfp: {
-                                    /** @description txid:vout of the output of this transaction a child would spend (its largest) */
+                                    /** @description txid:vout of the output of this transaction a child would spend: its largest unspent output that can pay for the child */
                                     output: string;
                                     /** @description sats */
                                     output_value: number;
-                                    /** @description The child size assumed: one input, one output */
+                                    /** @description The child size assumed: one input spending that output (sized by its script type; P2WPKH-sized when unknown) and one P2WPKH output */
                                     child_vsize: number;
                                     /** @description sats the child must pay */
                                     child_fee: number;
@@ -590,7 +590,7 @@ export interface paths {
                                     explanation: string;
                                 } | null;
                                 rbf: {
-                                    /** @description sats a replacement of the same vsize must pay at least */
+                                    /** @description sats a replacement of the same vsize must pay at least (with the unconfirmed ancestors it keeps, the package must beat the rate that enters the next block) */
                                     fee: number;
                                     /** @description sat/vB */
                                     rate: number;
@@ -1620,11 +1620,11 @@ export interface paths {
                                     rate: number;
                                 };
                                 cpfp: {
-                                    /** @description txid:vout of the output of this transaction a child would spend (its largest) */
+                                    /** @description txid:vout of the output of this transaction a child would spend: its largest unspent output that can pay for the child */
                                     output: string;
                                     /** @description sats */
                                     output_value: number;
-                                    /** @description The child size assumed: one input, one output */
+                                    /** @description The child size assumed: one input spending that output (sized by its script type; P2WPKH-sized when unknown) and one P2WPKH output */
                                     child_vsize: number;
                                     /** @description sats the child must pay */
                                     child_fee: number;
@@ -1635,7 +1635,7 @@ export interface paths {
                                     explanation: string;
                                 } | null;
                                 rbf: {
-                                    /** @description sats a replacement of the same vsize must pay at least */
+                                    /** @description sats a replacement of the same vsize must pay at least (with the unconfirmed ancestors it keeps, the package must beat the rate that enters the next block) */
                                     fee: number;
                                     /** @description sat/vB */
                                     rate: number;

@@ -1,4 +1,4 @@
-import type { BlockAssemblerOptions } from '../projection/block-assembler.ts';
+import { CORE_ASSEMBLER_DEFAULTS, type BlockAssemblerOptions } from '../projection/block-assembler.ts';
 import type { FinishedProjection } from '../projection/projection-scheduler.ts';
 import type { MirroredTx } from '../mirror/mempool-mirror.ts';
 import { TXID_BYTES, txidAt } from '../mirror/mempool-snapshot.ts';
@@ -36,6 +36,8 @@ export interface MempoolView {
   /** The node's minimum to enter its mempool (sat/vB). */
   minRelayRate: number;
   nextBlockFull: boolean;
+  /** The weight the projected blocks may fill: the configured -blockmaxweight less the coinbase's reserve, as the projection applies them. */
+  blockWeightLimit: number;
   mempool: { txCount: number; vsize: number; totalFees: number };
   blocks: readonly ProjectedBlockSummary[];
   /** A transaction the mirror holds, with its place in this projection; undefined when not in the mempool. */
@@ -68,6 +70,7 @@ export function buildView(finished: FinishedProjection, publishedAt: number, ass
     marketRate,
     minRelayRate,
     nextBlockFull,
+    blockWeightLimit: blockWeightLimitOf(assembler),
     mempool: totals,
     blocks,
     transaction(txid) {
@@ -93,4 +96,9 @@ function nextBlockTxidBytes({ projection }: FinishedProjection): Uint8Array {
     bytes.set(projection.snapshot.txids.subarray(i * TXID_BYTES, (i + 1) * TXID_BYTES), k * TXID_BYTES);
   }
   return bytes;
+}
+
+function blockWeightLimitOf(assembler: BlockAssemblerOptions | undefined): number {
+  const { maxBlockWeight, reservedWeight } = { ...CORE_ASSEMBLER_DEFAULTS, ...assembler };
+  return maxBlockWeight - reservedWeight;
 }

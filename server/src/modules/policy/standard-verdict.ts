@@ -21,8 +21,12 @@ export const UNKNOWN: StandardVerdict = { verdict: 'unknown' };
 
 /** Reasons that say the oracle lacks an input, not that the transaction is non-standard. */
 const MISSING_INPUTS = /^(missing-inputs|bad-txns-inputs-missingorspent)/;
-/** Package errors that stand for Core's chain limits (25 transactions, 101 kvB); the others say nothing about the public network. */
-const CHAIN_LIMIT_ERRORS = /^(package-too-many-transactions|package-too-large)/;
+/**
+ * Package errors that stand for Core's chain limits: the package alone (25
+ * transactions, 101 kvB), or with the oracle's mempool ancestors (ancestor
+ * and descendant counts and sizes); the others say nothing about the public network.
+ */
+const CHAIN_LIMIT_ERRORS = /^(package-too-many-transactions|package-too-large|package-mempool-limits)/;
 
 /** Bitcoin Core's DEFAULT_ANCESTOR_LIMIT and MAX_PACKAGE_COUNT: a transaction and its unconfirmed ancestors. */
 const MAX_CHAIN_LENGTH = 25;
@@ -92,28 +96,34 @@ function nonStandard(reason: string): StandardVerdict {
   return { verdict: 'non-standard', reason, ...(explanation ? { explanation } : {}) };
 }
 
-/** The transaction with its ancestors among `list` and in the pool's mempool (the portal's own), parents first. */
+/**
+ * The transaction with its ancestors among `list` and in the pool's mempool
+ * (the portal's own), parents first, as testmempoolaccept wants them (else
+ * package-not-sorted): the list's in post-order, each after its own parents
+ * whatever order the user gave them in.
+ */
 function packageFor(tx: DecodedTx, list: HexTx[], mempool: MempoolAncestors): PackageMember[] {
-  const byTxid = new Map(list.map((t) => [t.tx.txid, t.tx]));
-  const hexOf = new Map(list.map((t) => [t.tx, t.hex]));
+  const byTxid = new Map(list.map((t) => [t.tx.txid, t]));
   const inList = new Set<string>();
+  const fromList: PackageMember[] = [];
   const inMempool = new Set<string>();
   const visit = (t: DecodedTx) => {
     for (const input of t.inputs) {
       const parent = byTxid.get(input.txid);
-      if (parent && parent !== tx && !inList.has(parent.txid)) {
-        inList.add(parent.txid);
-        visit(parent);
+      if (parent && parent.tx !== tx && !inList.has(parent.tx.txid)) {
+        inList.add(parent.tx.txid);
+        visit(parent.tx);
+        // After everything it spends: a parent's own in-list parents are already in.
+        fromList.push({ txid: parent.tx.txid, hex: parent.hex });
       } else if (!parent) {
         for (const id of mempool.ancestorsOf.get(input.txid) ?? []) inMempool.add(id);
       }
     }
   };
   visit(tx);
-  // Mempool ancestors by their own ancestor count (a parent always has fewer), then the list's in its order.
+  // Mempool ancestors by their own ancestor count (a parent always has fewer); none of them spends a list member.
   const fromMempool = [...inMempool].sort((a, b) => mempool.entries.get(a)!.depth - mempool.entries.get(b)!.depth).map((id) => ({ txid: id, hex: mempool.entries.get(id)!.hex }));
-  const fromList = list.filter((t) => inList.has(t.tx.txid)).map((t) => ({ txid: t.tx.txid, hex: t.hex }));
-  return [...fromMempool, ...fromList, { txid: tx.txid, hex: hexOf.get(tx)! }];
+  return [...fromMempool, ...fromList, { txid: tx.txid, hex: list.find((t) => t.tx === tx)!.hex }];
 }
 
 interface MempoolAncestors {

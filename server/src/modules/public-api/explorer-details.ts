@@ -45,7 +45,9 @@ export interface ExplorerDetails {
 }
 
 export function explorerOutput(script: CoreScript, valueSats: number): ExplorerOutput {
-  const type = script.hex === '' ? 'empty' : (ESPLORA_TYPES[script.type] ?? 'unknown');
+  // Esplora (electrs) calls any script starting with OP_RETURN (0x6a) op_return, even one Core calls
+  // nonstandard (pushes that are not minimal or not push-only after it): a provably unspendable output either way.
+  const type = script.hex === '' ? 'empty' : script.hex.startsWith('6a') ? 'op_return' : (ESPLORA_TYPES[script.type] ?? 'unknown');
   return { scriptpubkey: script.hex, scriptpubkey_type: type, ...(script.address ? { scriptpubkey_address: script.address } : {}), value: valueSats };
 }
 

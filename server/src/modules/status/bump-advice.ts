@@ -7,55 +7,108 @@ import type { BumpAdvice } from './status.schemas.ts';
 /**
  * How to lift a transaction that is not competitive (projected beyond the
  * next block, or selected below the rate to beat) into the next block: the
- * fee a child must pay (CPFP) and, for a BIP125-signalling transaction, the
- * fee its replacement must pay (RBF). Numbers only: the portal builds no
- * transaction for the user.
+ * fee a child must pay (CPFP) and, for a transaction the pool node would let
+ * a replacement evict, the fee that replacement must pay (RBF). Numbers
+ * only: the portal builds no transaction for the user.
  *
  * The package is counted as the projection counts it (node/miner.cpp): the
  * transaction and its unconfirmed ancestors, less those already selected in
  * the projected next block (once selected, Core takes their fees and size
  * out of their descendants' package), at modified fees and the node's
- * sigop-adjusted vsize.
+ * sigop-adjusted vsize. A replacement spends the same inputs, so it has the
+ * same parents and is selected with the same ancestors: its fee is counted
+ * over that package too.
  */
 
 /**
- * The child assumed for the CPFP figure: one P2WPKH input, one P2WPKH output
- * (10.5 + 68 + 31 vbytes, rounded up). A bigger child needs proportionally more.
+ * The child assumed for the CPFP figure when the spent output's script says
+ * nothing of its spend (P2WSH, bare scripts, anything unrecognised): one
+ * P2WPKH-sized input, one P2WPKH output (10.5 + 68 + 31 vbytes, rounded up).
+ * A script spent with a bigger witness needs proportionally more.
  */
 export const ASSUMED_CHILD_VSIZE = 110;
+/** A child's version, locktime, input and output counts, and segwit marker and flag (a quarter vbyte each). */
+const CHILD_OVERHEAD_VSIZE = 10.5;
+/** The child's one output: a P2WPKH change (8 value + 1 length + 22 script). */
+const CHILD_OUTPUT_VSIZE = 31;
+/**
+ * The vsize of an input spending each output type (Core's scriptPubKey type
+ * names), with a 72-byte ECDSA signature where there is one. P2SH is taken to
+ * wrap P2WPKH, the one P2SH a single-key wallet spends; a P2SH multisig
+ * spends far more, as the explanation's "a bigger child needs more" warns.
+ */
+const INPUT_VSIZE: Readonly<Record<string, number>> = {
+  witness_v0_keyhash: 68, // 41 + (1 + 73 + 34) / 4
+  witness_v1_taproot: 57.5, // key path: 41 + (1 + 65) / 4
+  pubkeyhash: 148, // 41 + 1 + 73 + 34
+  scripthash: 91, // P2SH-P2WPKH: 41 + 23 + 27
+};
+const SCRIPT_NAMES: Readonly<Record<string, string>> = {
+  witness_v0_keyhash: 'P2WPKH',
+  witness_v1_taproot: 'P2TR key-path',
+  pubkeyhash: 'P2PKH',
+  scripthash: 'P2SH-P2WPKH',
+};
+
+/** The child of one input spending an output of `scriptType` and one P2WPKH output, in whole vbytes (rounded up). */
+export function childVsizeFor(scriptType: string): number {
+  const input = INPUT_VSIZE[scriptType];
+  return input === undefined ? ASSUMED_CHILD_VSIZE : Math.ceil(CHILD_OVERHEAD_VSIZE + input + CHILD_OUTPUT_VSIZE);
+}
+
 /** An output worth less than the child's fee plus a spendable change (P2WPKH dust, 294 sats) cannot pay for it. */
 const CHILD_CHANGE_FLOOR_SATS = 294;
+/**
+ * Outputs checked for a spend already in the mempool, largest first. Each is
+ * one gettxout; a transaction whose largest outputs children already spend
+ * is rare, and one with thousands of outputs must not cost thousands of calls.
+ */
+const MAX_OUTPUT_LOOKUPS = 16;
 /** BIP125: an input with nSequence below this signals replaceability. */
 const RBF_SEQUENCE_BELOW = 0xffff_fffe;
+/** BIP431: a version 3 (TRUC) transaction is always replaceable. */
+const TRUC_VERSION = 3;
 const TX_FACTS_ENTRIES = 10_000;
-/** The node's incremental relay fee changes only with its configuration; re-read it now and then. */
-const INCREMENTAL_FEE_TTL_MS = 60_000;
+/** The node's replacement policy and incremental relay fee change only with its configuration; re-read them now and then. */
+const POLICY_TTL_MS = 60_000;
 
 interface RawTx {
+  version: number;
   vin: Array<{ sequence: number }>;
-  vout: Array<{ value: number; n: number; scriptPubKey: { hex: string } }>;
+  vout: Array<{ value: number; n: number; scriptPubKey: { hex: string; type: string } }>;
 }
 interface AncestorEntry {
   vsize: number;
   fees: { modified: number };
 }
 interface NodeEntry {
-  'bip125-replaceable'?: boolean;
   descendantsize: number;
   fees: { modified: number; descendant: number };
 }
 interface TxFacts {
+  /** BIP125 opt-in: an input with nSequence below 0xfffffffe (its own inputs; Core never honoured inherited signalling). */
   signals: boolean;
-  outputs: Array<{ vout: number; sats: number }>;
+  truc: boolean;
+  outputs: Array<{ vout: number; sats: number; scriptType: string }>;
+}
+/** getmempoolinfo: `fullrbf` from Core 24 (Knots too), `rbf_policy` Knots' own ("never", "optin", "always"). */
+interface MempoolInfo {
+  incrementalrelayfee: number;
+  fullrbf?: boolean;
+  rbf_policy?: string;
+}
+interface ReplacementPolicy {
+  incrementalPerKvB: number;
+  /** The node replaces any transaction, signalling or not (full RBF). */
+  any: boolean;
+  /** The node replaces nothing at all (Knots -mempoolreplacement=0). */
+  none: boolean;
 }
 
 /** Not competitive: in no projected block, beyond the next one, or selected below the rate to beat. */
 export function isCompetitive(tx: MempoolTxView, view: MempoolView): boolean {
   return tx.position?.block === 0 && (tx.functionalRate ?? 0) >= view.marketRate;
 }
-
-/** consensus MAX_BLOCK_WEIGHT less the coinbase's reserve (-blockreservedweight, 8,000 WU by default, as the projection assumes), in vbytes. */
-const BLOCK_VSIZE = (4_000_000 - 8_000) / 4;
 
 /**
  * The rate a package of `vsize` vbytes must beat to enter the next block:
@@ -65,8 +118,9 @@ const BLOCK_VSIZE = (4_000_000 - 8_000) / 4;
  * to beat but larger than the room it frees lands in the block after.
  */
 export function rateToEnter(view: MempoolView, vsize: number): number {
+  // The block the projection fills: the configured -blockmaxweight less the coinbase's reserve, in vbytes.
   // TestPackage refuses a package reaching the limit, hence the strict margin of one vbyte.
-  let room = Math.max(0, BLOCK_VSIZE - (view.blocks[0]?.vsize ?? 0) - 1);
+  let room = Math.max(0, view.blockWeightLimit / 4 - (view.blocks[0]?.vsize ?? 0) - 1);
   if (room >= vsize) return view.marketRate;
   const members = view.nextBlockTxids().map((txid) => view.transaction(txid)).filter((tx) => tx?.functionalRate != null) as Array<MempoolTxView & { functionalRate: number }>;
   members.sort((a, b) => a.functionalRate - b.functionalRate);
@@ -88,13 +142,25 @@ const vbytes = (n: number) => `${n.toLocaleString('en-US')} vB`;
 export function createBumpAdvisor(rpc: RpcClient) {
   // A transaction's inputs and outputs never change: read once per txid.
   const facts = new Map<string, TxFacts>();
-  let incremental: { perKvB: number; at: number } | undefined;
+  let policy: { value: ReplacementPolicy; at: number } | undefined;
 
-  async function incrementalPerKvB(): Promise<number> {
-    if (incremental && Date.now() - incremental.at < INCREMENTAL_FEE_TTL_MS) return incremental.perKvB;
-    const info = await rpc.call<{ incrementalfee: number }>('getnetworkinfo');
-    incremental = { perKvB: btcToSats(info.incrementalfee), at: Date.now() };
-    return incremental.perKvB;
+  /**
+   * Which transactions the node lets a replacement evict, and its incremental
+   * relay fee (BIP125 rule 4), from one getmempoolinfo. Full RBF has been
+   * Core's default since 28 and its only behaviour since 29 (Knots defaults
+   * to it too): a node that no longer reports `fullrbf` (Core after 29, the
+   * field deprecated with the option gone) replaces anything.
+   */
+  async function replacementPolicy(): Promise<ReplacementPolicy> {
+    if (policy && Date.now() - policy.at < POLICY_TTL_MS) return policy.value;
+    const info = await rpc.call<MempoolInfo>('getmempoolinfo');
+    const value = {
+      incrementalPerKvB: btcToSats(info.incrementalrelayfee),
+      any: info.rbf_policy === 'always' || (info.rbf_policy === undefined && info.fullrbf !== false),
+      none: info.rbf_policy === 'never',
+    };
+    policy = { value, at: Date.now() };
+    return value;
   }
 
   async function txFacts(txid: string): Promise<TxFacts> {
@@ -103,8 +169,9 @@ export function createBumpAdvisor(rpc: RpcClient) {
     const raw = await rpc.call<RawTx>('getrawtransaction', [txid, 1]);
     const found = {
       signals: raw.vin.some((i) => i.sequence < RBF_SEQUENCE_BELOW),
+      truc: raw.version === TRUC_VERSION,
       // OP_RETURN outputs hold nothing to spend.
-      outputs: raw.vout.filter((o) => !o.scriptPubKey.hex.startsWith('6a')).map((o) => ({ vout: o.n, sats: btcToSats(o.value) })),
+      outputs: raw.vout.filter((o) => !o.scriptPubKey.hex.startsWith('6a')).map((o) => ({ vout: o.n, sats: btcToSats(o.value), scriptType: o.scriptPubKey.type })),
     };
     facts.set(txid, found);
     // A Map iterates in insertion order: its first key is the oldest.
@@ -112,61 +179,103 @@ export function createBumpAdvisor(rpc: RpcClient) {
     return found;
   }
 
+  /** Unspent, even by the mempool: a child of an output another mempool transaction spends would conflict with it, not pay for its parent. */
+  async function unspent(txid: string, vout: number): Promise<boolean> {
+    return (await rpc.call<unknown>('gettxout', [txid, vout, true])) !== null;
+  }
+
   /** The advice for `tx`, or null when it is competitive or has left the mempool meanwhile. */
   async function advise(tx: MempoolTxView, view: MempoolView): Promise<BumpAdvice | null> {
     if (!tx.projected || isCompetitive(tx, view)) return null;
-    let ancestors: Record<string, AncestorEntry>;
-    let entry: NodeEntry;
-    let own: TxFacts;
     try {
-      [ancestors, entry, own] = await Promise.all([
-        rpc.call<Record<string, AncestorEntry>>('getmempoolancestors', [tx.txid, true]),
-        rpc.call<NodeEntry>('getmempoolentry', [tx.txid]),
-        txFacts(tx.txid),
-      ]);
+      return await adviseOn(tx, view);
     } catch (error) {
       if (error instanceof RpcError) return null; // mined or gone between the view and these calls
       throw error;
     }
+  }
 
-    let packageFee = tx.modifiedFee;
-    let packageVsize = tx.vsize;
+  async function adviseOn(tx: MempoolTxView, view: MempoolView): Promise<BumpAdvice> {
+    const [ancestors, entry, own, node] = await Promise.all([
+      rpc.call<Record<string, AncestorEntry>>('getmempoolancestors', [tx.txid, true]),
+      rpc.call<NodeEntry>('getmempoolentry', [tx.txid]),
+      txFacts(tx.txid),
+      replacementPolicy(),
+    ]);
+
+    // Its unconfirmed ancestors the projection counts with it: those not already paid for in the next block.
+    let ancestorFee = 0;
+    let ancestorVsize = 0;
     let counted = 0;
     for (const [txid, a] of Object.entries(ancestors)) {
-      if (view.transaction(txid)?.position?.block === 0) continue; // already paid for in the next block
-      packageFee += btcToSats(a.fees.modified);
-      packageVsize += a.vsize;
+      if (view.transaction(txid)?.position?.block === 0) continue;
+      ancestorFee += btcToSats(a.fees.modified);
+      ancestorVsize += a.vsize;
       counted++;
     }
+    const packageFee = tx.modifiedFee + ancestorFee;
+    const packageVsize = tx.vsize + ancestorVsize;
+    const withAncestors = counted === 0 ? 'this transaction' : `this transaction and ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'}`;
 
-    const rate = rateToEnter(view, packageVsize + ASSUMED_CHILD_VSIZE);
-    const childMinimum = minimumFee(Math.round(view.minRelayRate * 1000), ASSUMED_CHILD_VSIZE);
-    const childFee = Math.max(feeAbove(rate, packageVsize + ASSUMED_CHILD_VSIZE) - packageFee, childMinimum);
-    const output = [...own.outputs].sort((a, b) => b.sats - a.sats)[0];
-    const cpfp = output && output.sats >= childFee + CHILD_CHANGE_FLOOR_SATS
-      ? {
-          output: `${tx.txid}:${output.vout}`,
-          output_value: output.sats,
-          child_vsize: ASSUMED_CHILD_VSIZE,
-          child_fee: childFee,
-          child_rate: childFee / ASSUMED_CHILD_VSIZE,
-          package_rate: (packageFee + childFee) / (packageVsize + ASSUMED_CHILD_VSIZE),
-          explanation:
-            `Spend output ${output.vout} (${sats(output.sats)}) in a child of about ${vbytes(ASSUMED_CHILD_VSIZE)} (one input, one output) paying ${sats(childFee)}: ` +
-            `with ${counted === 0 ? 'this transaction' : `this transaction and ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'}`} ` +
-            `(${vbytes(packageVsize)}, ${sats(packageFee)}) the package then pays more than ${rate.toFixed(2)} sat/vB, enough to enter the next block. A bigger child needs more.`,
-        }
-      : null;
+    // The fee a child of `childVsize` must pay, by the rate that lets the whole package in.
+    const childTerms = new Map<number, { rate: number; fee: number }>();
+    const termsFor = (childVsize: number) => {
+      let terms = childTerms.get(childVsize);
+      if (!terms) {
+        const rate = rateToEnter(view, packageVsize + childVsize);
+        const minimum = minimumFee(Math.round(view.minRelayRate * 1000), childVsize);
+        terms = { rate, fee: Math.max(feeAbove(rate, packageVsize + childVsize) - packageFee, minimum) };
+        childTerms.set(childVsize, terms);
+      }
+      return terms;
+    };
+    // The largest output that can pay for its child and that no mempool transaction spends yet.
+    let chosen: { vout: number; sats: number; scriptType: string; childVsize: number } | undefined;
+    let lookups = 0;
+    for (const output of [...own.outputs].sort((a, b) => b.sats - a.sats)) {
+      const childVsize = childVsizeFor(output.scriptType);
+      if (output.sats < termsFor(childVsize).fee + CHILD_CHANGE_FLOOR_SATS) continue;
+      if (lookups++ >= MAX_OUTPUT_LOOKUPS) break;
+      if (await unspent(tx.txid, output.vout)) {
+        chosen = { ...output, childVsize };
+        break;
+      }
+    }
+    const { rate } = termsFor(chosen?.childVsize ?? ASSUMED_CHILD_VSIZE);
+    let cpfp: BumpAdvice['cpfp'] = null;
+    if (chosen) {
+      const { fee: childFee } = termsFor(chosen.childVsize);
+      const script = SCRIPT_NAMES[chosen.scriptType];
+      const childShape = script
+        ? `one ${script} input, one P2WPKH output`
+        : 'one input, one P2WPKH output; the size of a spend of this output\'s script is not known, so a P2WPKH-sized input is assumed';
+      cpfp = {
+        output: `${tx.txid}:${chosen.vout}`,
+        output_value: chosen.sats,
+        child_vsize: chosen.childVsize,
+        child_fee: childFee,
+        child_rate: childFee / chosen.childVsize,
+        package_rate: (packageFee + childFee) / (packageVsize + chosen.childVsize),
+        explanation:
+          `Spend output ${chosen.vout} (${sats(chosen.sats)}) in a child of about ${vbytes(chosen.childVsize)} (${childShape}) paying ${sats(childFee)}: ` +
+          `with ${withAncestors} (${vbytes(packageVsize)}, ${sats(packageFee)}) the package then pays more than ${rate.toFixed(2)} sat/vB, enough to enter the next block. A bigger child needs more.`,
+      };
+    }
 
-    const signals = entry['bip125-replaceable'] ?? own.signals;
+    // Replaceable on this node: it opts in (BIP125), is TRUC (BIP431), or the node replaces anything (full RBF).
+    // Not getmempoolentry's bip125-replaceable: it counts signalling inherited from ancestors, which Core never honoured.
+    const why = node.none ? null : own.signals ? 'it signals BIP125' : own.truc ? 'it is a version 3 (TRUC) transaction' : node.any ? 'the pool node replaces any transaction (full RBF)' : null;
     let rbf: BumpAdvice['rbf'] = null;
-    if (signals) {
+    if (why) {
       // BIP125 rules 3 and 4: pay at least what every replaced transaction paid (it and its descendants),
       // plus the incremental relay fee for the replacement's own size; here the same size as the original.
       const vsize = tx.vsize;
       const replaced = btcToSats(entry.fees.descendant);
-      const bip125 = replaced + minimumFee(await incrementalPerKvB(), vsize);
-      const competitive = feeAbove(rateToEnter(view, vsize), vsize);
+      const bip125 = replaced + minimumFee(node.incrementalPerKvB, vsize);
+      // Spending the same inputs, the replacement keeps the same parents: it enters the next block with the
+      // ancestors the projection counts, so the package, not the replacement alone, must beat the rate.
+      const replacementRate = rateToEnter(view, ancestorVsize + vsize);
+      const competitive = feeAbove(replacementRate, ancestorVsize + vsize) - ancestorFee;
       const fee = Math.max(bip125, competitive);
       rbf = {
         fee,
@@ -176,10 +285,13 @@ export function createBumpAdvisor(rpc: RpcClient) {
         bip125_minimum: bip125,
         binding: bip125 >= competitive ? 'bip125' : 'rate_to_beat',
         explanation:
-          `A replacement of the same size (${vbytes(vsize)}) spending the same inputs must pay at least ${sats(fee)}: ` +
+          `Replaceable: ${why}. A replacement of the same size (${vbytes(vsize)}) spending the same inputs must pay at least ${sats(fee)}: ` +
           (bip125 >= competitive
             ? `BIP125 asks for the ${sats(replaced)} it replaces plus the node's incremental relay fee for ${vbytes(vsize)}.`
-            : `more than the rate that enters the next block; BIP125 alone would ask ${sats(bip125)}.`),
+            : counted === 0
+              ? `more than the rate that enters the next block; BIP125 alone would ask ${sats(bip125)}.`
+              : `with its ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'} (${vbytes(ancestorVsize)}, ${sats(ancestorFee)}) it must pay more than ${replacementRate.toFixed(2)} sat/vB, ` +
+                `the rate that enters the next block; BIP125 alone would ask ${sats(bip125)}.`),
       };
     }
 
@@ -190,7 +302,8 @@ export function createBumpAdvisor(rpc: RpcClient) {
       rbf,
       explanation: cpfp || rbf
         ? 'Not competitive for the next block. The figures below would lift it at the current rate to beat, which moves as the mempool does.'
-        : 'Not competitive for the next block, and none of its outputs is large enough to pay for a child; it does not signal replacement.',
+        : 'Not competitive for the next block: none of its unspent outputs is large enough to pay for a child, and the pool node would not replace it ' +
+          (node.none ? '(it replaces no transaction).' : '(it does not signal BIP125 and the node does not replace transactions that do not).'),
     };
   }
 

@@ -27,23 +27,23 @@ export const BumpAdvice = Type.Object({
     rate: Type.Number({ description: 'sat/vB' }),
   }),
   cpfp: Nullable(Type.Object({
-    output: Type.String({ description: 'txid:vout of the output of this transaction a child would spend (its largest)' }),
+    output: Type.String({ description: 'txid:vout of the output of this transaction a child would spend: its largest unspent output that can pay for the child' }),
     output_value: Type.Integer({ description: 'sats' }),
-    child_vsize: Type.Integer({ description: 'The child size assumed: one input, one output' }),
+    child_vsize: Type.Integer({ description: 'The child size assumed: one input spending that output (sized by its script type; P2WPKH-sized when unknown) and one P2WPKH output' }),
     child_fee: Type.Integer({ description: 'sats the child must pay' }),
     child_rate: Type.Number({ description: 'sat/vB' }),
     package_rate: Type.Number({ description: 'The package rate with the child (sat/vB)' }),
     explanation: Type.String(),
   }, { description: 'null when no output is large enough to pay for a child' })),
   rbf: Nullable(Type.Object({
-    fee: Type.Integer({ description: 'sats a replacement of the same vsize must pay at least' }),
+    fee: Type.Integer({ description: 'sats a replacement of the same vsize must pay at least (with the unconfirmed ancestors it keeps, the package must beat the rate that enters the next block)' }),
     rate: Type.Number({ description: 'sat/vB' }),
     vsize: Type.Integer({ description: 'The replacement size assumed: the original\'s' }),
     replaced_fees: Type.Integer({ description: 'sats paid by the transaction and its descendants, which a replacement evicts' }),
     bip125_minimum: Type.Integer({ description: 'BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement\'s vsize' }),
     binding: Type.Union([Type.Literal('bip125'), Type.Literal('rate_to_beat')], { description: 'Which of the two sets the fee' }),
     explanation: Type.String(),
-  }, { description: 'null when the transaction does not signal replacement (BIP125, itself or inherited)' })),
+  }, { description: 'null when the pool node would not let a replacement evict it: it neither signals BIP125 on its own inputs nor is version 3 (TRUC), and the node does not run full RBF' })),
   explanation: Type.String(),
 }, { description: 'How to lift a transaction not competitive for the next block; null when it is, or is not in the mempool. The portal builds no transaction.' });
 export type BumpAdvice = Static<typeof BumpAdvice>;

@@ -113,11 +113,20 @@ export function createStatusService(deps: StatusDeps) {
    * or not found. The mempool is never consulted, not even by the node on
    * our behalf (getrawtransaction without a block hash looks there first),
    * so a transaction the node holds costs the same calls as an unknown one.
+   *
+   * The block the engine saw take it is tried first (no -txindex needed),
+   * then the chain's own answer: a reorganisation can move it to another
+   * block without it ever re-entering the mempool, and the engine's memory
+   * still names the block that left the chain.
    */
   async function fromChainOnly(txid: string, view: MempoolView): Promise<StatusResponse> {
     const gone = mempool.removal(txid);
-    const blockHash = gone?.reason === 'mined' && gone.blockHash ? gone.blockHash : await node.blockOf(txid);
-    const mined = blockHash ? await node.minedIn(txid, blockHash) : undefined;
+    const remembered = gone?.reason === 'mined' && gone.blockHash ? gone.blockHash : undefined;
+    let mined = remembered ? await node.minedIn(txid, remembered) : undefined;
+    if (!mined) {
+      const blockHash = await node.blockOf(txid);
+      if (blockHash && blockHash !== remembered) mined = await node.minedIn(txid, blockHash);
+    }
     if (!mined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
     return { ...minedAnswer(txid, mined, gone, undefined, view), ...poolOddsOf(await mempool.odds()) };
   }
