@@ -11,6 +11,7 @@ import { tarArchive } from '../helpers/tar-writer.ts';
 import { until } from '../helpers/until.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { REDECODE_MAX_MS, REDECODE_MAX_TRIES } from '../../../web/src/public/batch/batch-queue.ts';
 
 /**
  * Many transactions at once (issue 19) in a real browser against the real
@@ -288,6 +289,165 @@ describe('the portal out of reach while decoding', () => {
     assert.ok(attempts[1]! - attempts[0]! >= 1_900, `the first retry waited its pause (${attempts[1]! - attempts[0]!} ms)`);
     assert.ok(attempts[2]! - attempts[1]! < 3_000, `back online: tried again at once, not after a doubled pause (${attempts[2]! - attempts[1]!} ms)`);
     assert.equal((await mempool()).includes(tx.txid), false, 'decoding sends nothing');
+    await page.close();
+  });
+});
+
+describe('sending, stopped and started again', () => {
+  test('Stop while a row is on its way, then Retry a refused row: the retried row is sent once the stopped send comes back', async () => {
+    const one = await node.buildTx({ feeRate: 6 });
+    const two = await node.buildTx({ feeRate: 6 });
+    const bad = 'zz-not-hex';
+    const page = await openQueue();
+    const sent: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The first transaction's submission is held until the test lets it through: a send in flight when Stop is pressed.
+    await page.route('**/rest-api/submit-tx', async (route) => {
+      const hex = (route.request().postDataJSON() as { tx_hex: string }).tx_hex;
+      sent.push(hex);
+      if (hex === one.hex) await released;
+      return route.continue();
+    });
+    await page.getByLabel('Transactions, one per line').fill(`${bad}\n${one.hex}\n${two.hex}`);
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await row(page, 3).getByText(short(two.txid)).waitFor();
+    await page.getByRole('button', { name: 'Send all' }).click();
+    await row(page, 1).locator('.batch-result.failed').waitFor();
+    await row(page, 2).getByText('Sending...').waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await row(page, 3).getByText('Not sent yet').waitFor();
+    await page.getByRole('button', { name: 'Retry entry 1' }).click();
+    await row(page, 1).getByText('Waiting its turn').waitFor();
+
+    release();
+    await acceptedRow(page, 2, [one.txid]);
+    await until(async () => sent.filter((hex) => hex === bad).length === 2, async () => `sent: ${JSON.stringify(sent.map((hex) => hex.slice(0, 12)))}`);
+    await row(page, 1).locator('.batch-result.failed').waitFor();
+    await page.getByRole('button', { name: 'Send all' }).waitFor({ state: 'visible' });
+    await until(async () => !(await page.getByRole('button', { name: 'Stop' }).isVisible()), async () => 'still sending');
+    // Stopped means stopped: the row Stop took out of the line is not sent by the retry's loop.
+    await row(page, 3).getByText('Not sent yet').waitFor();
+    assert.deepEqual(sent, [bad, one.hex, bad]);
+    await page.close();
+  });
+
+  test('a send that comes back after the page was left does not write its old copy of the queue over the new page\'s', async () => {
+    const held = await node.buildTx({ feeRate: 6 });
+    const later = await node.buildTx({ feeRate: 6 });
+    const page = await openQueue();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/rest-api/submit-tx', async (route) => {
+      await released;
+      return route.continue();
+    });
+    await page.getByLabel('Transactions, one per line').fill(held.hex);
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await row(page, 1).getByText(short(held.txid)).waitFor();
+    await page.getByRole('button', { name: 'Send all' }).click();
+    await row(page, 1).getByText('Sending...').waitFor();
+
+    // Away (in the page, not a reload) and back: the new page finds the send cut short, and adds a row of its own.
+    await page.getByRole('link', { name: 'Submit a single transaction or package instead' }).click();
+    await page.waitForURL(`${app.base}/`);
+    // The submit page drawn: the queue's page is gone (unmounted), not just the address changed.
+    await page.getByLabel(/Raw transaction hex/).waitFor();
+    await page.goBack();
+    await row(page, 1).getByText('Not sent yet').waitFor();
+    await page.getByLabel('Transactions, one per line').fill(later.hex);
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await row(page, 2).getByText(short(later.txid)).waitFor();
+
+    const answered = page.waitForResponse('**/rest-api/submit-tx');
+    release();
+    await answered;
+    // The old page's loop handles the answer in the same turn it arrives; a moment is plenty for it to have written, if it were to.
+    await page.waitForTimeout(300);
+    await page.reload();
+    await row(page, 2).getByText(short(later.txid)).waitFor();
+    assert.equal(await rows(page).count(), 2, 'the new page\'s row is still queued');
+    await row(page, 1).getByText('Not sent yet').waitFor();
+    await page.close();
+  });
+});
+
+describe('the 1,000-entry bound while an archive is read', () => {
+  test('text added while an archive is still being read counts: the archive that no longer fits is refused whole', async () => {
+    const page = await openQueue();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The archive reader's code loads when the first archive is dropped: held, it keeps the archive "being read".
+    await page.route(/\/assets\/archive-reader-[^/]*\.js$/, async (route) => {
+      await released;
+      return route.continue();
+    });
+    const archiveLines = Array.from({ length: 501 }, (_, i) => `aa${i.toString(16).padStart(4, '0')}`).join('\n');
+    await dropFiles(page, [{ name: 'late.tar', data: tarArchive([{ name: 'late.txt', data: archiveLines }]) }]);
+    await page.getByRole('status').filter({ hasText: 'Reading files...' }).waitFor();
+    await paste(page.getByLabel('Transactions, one per line'), Array.from({ length: 500 }, (_, i) => `bb${i.toString(16).padStart(4, '0')}`).join('\n'));
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await page.getByRole('status').filter({ hasText: 'Added 500 entries to the queue.' }).waitFor();
+
+    release();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'That is 501 entries and 500 are already queued; the queue holds at most 1,000. Nothing was added to the queue.' })
+      .waitFor();
+    await page.getByRole('heading', { name: 'Queue (500)' }).waitFor();
+    assert.equal(await rows(page).count(), 500);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByText('The queue is empty.').waitFor();
+    await page.close();
+  });
+});
+
+const PARSE_UNAVAILABLE = 'Could not be decoded right now: the portal is out of reach. Trying again on its own; it can still be sent.';
+const PARSE_UNAVAILABLE_STOPPED =
+  'Could not be decoded: the portal stayed out of reach. Trying again when this device comes back online, or reload the page to try now; it can still be sent.';
+
+describe('the portal out of reach for long', () => {
+  test(`the automatic tries stop after ${REDECODE_MAX_TRIES}, and another row decoding meanwhile does not start them again; online still tries`, async () => {
+    const lost = await node.buildTx({ feeRate: 6 });
+    const fine = await node.buildTx({ feeRate: 6 });
+    const page = await context.newPage();
+    // The page's timers on a clock the test moves: minutes of pauses pass in moments.
+    await page.clock.install();
+    await page.goto(`${app.base}/batch`);
+    await page.getByRole('heading', { name: /^Queue/ }).waitFor();
+    let lostAttempts = 0;
+    let reachable = false;
+    await page.route('**/rest-api/parse-tx', async (route) => {
+      const hexes = (route.request().postDataJSON() as { tx_hexes: string[] }).tx_hexes;
+      if (hexes[0] !== lost.hex) return route.continue();
+      lostAttempts++;
+      return reachable ? route.continue() : route.abort('connectionrefused');
+    });
+    await page.getByLabel('Transactions, one per line').fill(lost.hex);
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await row(page, 1).getByText(PARSE_UNAVAILABLE).waitFor();
+    for (let tries = 1; tries <= REDECODE_MAX_TRIES; tries++) {
+      await page.clock.runFor(REDECODE_MAX_MS);
+      await until(async () => lostAttempts === tries + 1, async () => `${lostAttempts} decode attempts, ${tries + 1} expected`);
+      await row(page, 1).getByText(tries < REDECODE_MAX_TRIES ? PARSE_UNAVAILABLE : PARSE_UNAVAILABLE_STOPPED).waitFor();
+    }
+
+    // Another row decoding fine is no sign the portal answers for this one: no new round of tries.
+    await page.getByLabel('Transactions, one per line').fill(fine.hex);
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await row(page, 2).getByText(short(fine.txid)).waitFor();
+    await page.clock.runFor(10 * REDECODE_MAX_MS);
+    // A try would leave at once (the timer's callback asks for it); a moment is plenty to see one.
+    await page.waitForTimeout(300);
+    assert.equal(lostAttempts, REDECODE_MAX_TRIES + 1, 'no automatic try after the last');
+    await row(page, 1).getByText(PARSE_UNAVAILABLE_STOPPED).waitFor();
+
+    // The browser saying it is online again still tries; this time the portal answers.
+    reachable = true;
+    await page.evaluate("window.dispatchEvent(new Event('online'))");
+    await row(page, 1).getByText(short(lost.txid)).waitFor();
+    assert.equal(lostAttempts, REDECODE_MAX_TRIES + 2);
+    await page.getByRole('button', { name: 'Clear' }).click();
     await page.close();
   });
 });

@@ -5,6 +5,7 @@ import { MISSING_AUTHORIZATION_MESSAGE } from '../../src/modules/public-api/publ
 import { launchBrowser, screenshot } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
+import { until } from '../helpers/until.ts';
 import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
@@ -79,6 +80,46 @@ describe('API keys on the Clients screen', () => {
       await page.close();
     });
   }
+
+  test('the form shows the error of the last action only', async () => {
+    const page = await admin.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${app.base}/dashboard?section=clientmanagement&client_name=${encodeURIComponent(CLIENT)}`);
+    await page.getByRole('button', { name: `API keys of client ${CLIENT}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'API Keys' });
+    const formError = dialog.locator('.form-error');
+    const failOnce = (method: string, message: string) =>
+      page.route(
+        '**/rest-api/client/*/api-keys**',
+        (route) =>
+          route.request().method() === method
+            ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ status: 'error', message }) })
+            : route.continue(),
+        { times: 1 },
+      );
+
+    await dialog.getByRole('button', { name: 'Issue API key' }).click();
+    const prefix = ((await dialog.getByTestId('api-key-secret').textContent()) ?? '').trim().slice(0, 9);
+    const revoke = dialog.getByRole('button', { name: `Revoke API key ${prefix}` });
+
+    // Revoking fails once; issuing after it works, and the revoke's failure no longer stands.
+    await failOnce('DELETE', 'Revoking failed for the test.');
+    await revoke.click();
+    await formError.getByText('Revoking failed for the test.').waitFor();
+    const secondSecret = dialog.getByTestId('api-key-secret');
+    await dialog.getByRole('button', { name: 'Issue API key' }).click();
+    await until(async () => ((await secondSecret.textContent()) ?? '').trim().slice(0, 9) !== prefix, async () => 'no new key shown');
+    assert.equal(await formError.count(), 0, 'no error after the key was issued');
+
+    // Issuing fails once; revoking after it works, and the issue's failure no longer stands.
+    await failOnce('POST', 'Issuing failed for the test.');
+    await dialog.getByRole('button', { name: 'Issue API key' }).click();
+    await formError.getByText('Issuing failed for the test.').waitFor();
+    await revoke.click();
+    await revoke.waitFor({ state: 'detached' });
+    assert.equal(await formError.count(), 0, 'no error after the key was revoked');
+    await page.close();
+  });
 
   test('a viewer sees no Keys button', async () => {
     const viewer = await signedInContext(browser, app, 'viewer');

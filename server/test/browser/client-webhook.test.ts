@@ -107,4 +107,45 @@ describe("a client's webhook on the Clients screen", () => {
     await screenshot(page, 'client-webhook-phone');
     await page.close();
   });
+
+  test('the form shows the error of the last action only, and removing the webhook takes its secret off the screen', async () => {
+    const page = await admin.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${app.base}/dashboard?section=clientmanagement&client_name=${encodeURIComponent(CLIENT)}`);
+    await page.getByRole('button', { name: `Webhook of client ${CLIENT}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Webhook' });
+    const formError = dialog.locator('.form-error');
+    // Set (or set again), so that there is one to remove whichever test ran before.
+    await dialog.getByLabel('Webhook URL').fill(receiverUrl);
+    await dialog.getByRole('button', { name: 'Save webhook' }).click();
+    await dialog.getByRole('button', { name: 'Remove webhook' }).waitFor();
+
+    // Removing fails once, as when the database is out of reach for a moment.
+    await page.route(
+      '**/rest-api/client/*/webhook',
+      (route) =>
+        route.request().method() === 'DELETE'
+          ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ status: 'error', message: 'Removal failed for the test.' }) })
+          : route.continue(),
+      { times: 1 },
+    );
+    await dialog.getByRole('button', { name: 'Remove webhook' }).click();
+    await formError.getByText('Removal failed for the test.').waitFor();
+
+    // Saving after it works: the failure of the earlier removal no longer stands.
+    await dialog.getByLabel('Make a new signing secret').check();
+    await dialog.getByRole('button', { name: 'Save webhook' }).click();
+    await dialog.getByTestId('webhook-secret').waitFor();
+    assert.equal(await formError.count(), 0, 'no error after the save succeeded');
+
+    // Saving fails, then removing works: the save's failure goes too, and so does the secret of the webhook removed.
+    await dialog.getByLabel('Webhook URL').fill('ftp://example.com/hook');
+    await dialog.getByRole('button', { name: 'Save webhook' }).click();
+    await formError.getByText('The webhook URL must start with https:// or http://.').waitFor();
+    await dialog.getByRole('button', { name: 'Remove webhook' }).click();
+    await dialog.getByRole('button', { name: 'Remove webhook' }).waitFor({ state: 'detached' });
+    assert.equal(await formError.count(), 0, 'no error after the removal succeeded');
+    assert.equal(await dialog.getByTestId('webhook-secret').count(), 0, 'the removed webhook\'s secret is not shown');
+    await page.close();
+  });
 });

@@ -122,3 +122,70 @@ describe('status page, live and visual', () => {
     }
   });
 });
+
+describe('the stream and the poll together', () => {
+  /** A transaction paying enough for the next block, known to the portal (kept as a failed attempt), its page open and waiting. */
+  async function openWaiting(): Promise<{ page: Page; tx: BuiltTx }> {
+    const tx = await node.buildTx({ feeRate: 300 });
+    await node.rpc.call('sendrawtransaction', [tx.hex]);
+    await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [tx.txid, tx.hex]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const streamOpened = page.waitForRequest('**/rest-api/status-stream?*');
+    await page.goto(`${app.base}/status?txid=${tx.txid}`);
+    await statusText(page).filter({ hasText: 'Waiting for the next block' }).waitFor();
+    await streamOpened;
+    return { page, tx };
+  }
+
+  /** A poll now, as TanStack Query makes one when the tab comes back into view (the answer is stale at once). */
+  const pollNow = (page: Page) => page.evaluate("window.dispatchEvent(new Event('visibilitychange'))");
+
+  test('a poll that fails leaves the stream open: the next change still arrives', async () => {
+    const { page } = await openWaiting();
+    await page.route('**/rest-api/status-check?*', (route) => route.abort('connectionrefused'));
+    const failed = page.waitForEvent('requestfailed', (request) => request.url().includes('/rest-api/status-check'));
+    await pollNow(page);
+    await failed;
+    // The poll is still failing: only the stream can bring the block.
+    await node.mine(1);
+    await statusText(page).filter({ hasText: 'Confirmed' }).waitFor({ timeout: 20_000 });
+    await page.close();
+  });
+
+  test('a poll asked before the stream\'s newer answer does not put the older state back when it lands', async () => {
+    const { page, tx } = await openWaiting();
+    const older = await (await fetch(`${app.base}/rest-api/status-check?tx_id=${tx.txid}`)).text();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let landed!: () => void;
+    const handled = new Promise<void>((resolve) => (landed = resolve));
+    // The poll is held and then answered with the state from before the block, as a slow answer would.
+    await page.route('**/rest-api/status-check?*', async (route) => {
+      await released;
+      // The page may have given up on the request meanwhile: then there is nothing to answer.
+      await route.fulfill({ status: 200, contentType: 'application/json', body: older }).catch(() => undefined);
+      landed();
+    });
+    const polled = page.waitForRequest('**/rest-api/status-check?*');
+    await pollNow(page);
+    await polled;
+    await node.mine(1);
+    await statusText(page).filter({ hasText: 'Confirmed' }).waitFor({ timeout: 20_000 });
+    // Every status the page shows from now on: put back, the older state would show only until the
+    // stream (opened again for a transaction no longer final) sends the newer one once more.
+    await page.evaluate(`(() => {
+      window.__shown = [];
+      const note = () => window.__shown.push(document.querySelector('[data-testid="tx-status"]')?.textContent ?? null);
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+
+    release();
+    await handled;
+    // The page reads the answer in the same moments it arrives; a little while is plenty for it to have shown it, if it were to.
+    await page.waitForTimeout(500);
+    const shown = await page.evaluate<Array<string | null>>('window.__shown');
+    assert.deepEqual([...new Set(shown)].filter((text) => text !== 'Confirmed'), [], `shown after the block: ${JSON.stringify(shown)}`);
+    assert.equal(await statusText(page).textContent(), 'Confirmed');
+    await page.close();
+  });
+});

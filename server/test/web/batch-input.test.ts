@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import { deflateRawSync, gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { fileEntries, type BatchFile } from '../../../web/src/public/batch/batch-files.ts';
 import { BatchInputError, MAX_ENTRIES, MAX_INPUT_BYTES, pastedEntries } from '../../../web/src/public/batch/batch-input.ts';
@@ -21,6 +22,7 @@ import {
   unqueue,
   type QueueStorage,
 } from '../../../web/src/public/batch/batch-queue.ts';
+import { MAX_ZIP_RECORDS } from '../../../web/src/public/batch/archive-reader.ts';
 import { retryAfterMs } from '../../../web/src/public/batch/retry-after.ts';
 import { readTar } from '../../../web/src/public/batch/tar-reader.ts';
 import { tarArchive } from '../helpers/tar-writer.ts';
@@ -48,6 +50,62 @@ const refusal = async (run: () => unknown): Promise<string> => {
   }
   assert.fail('the input was taken');
 };
+
+interface HandZipFile {
+  name: string;
+  /** 0 stored, 8 deflate. */
+  method: number;
+  /** The bytes as they sit in the archive. */
+  stored: Buffer;
+  /** The uncompressed size the headers claim. */
+  declared: number;
+}
+
+/**
+ * A zip written field by field (PKWARE APPNOTE 4.3), so that its central
+ * directory can say what a zip writer never would: each file a local header
+ * and its bytes, then one directory record per file, plus one record per
+ * name in `alsoAs` pointing again at the first file's bytes.
+ */
+function handZip(files: HandZipFile[], alsoAs: string[] = []): Buffer {
+  const locals: Buffer[] = [];
+  const records: Buffer[] = [];
+  const record = (f: HandZipFile, offset: number, name = f.name) => {
+    const r = Buffer.alloc(46);
+    r.writeUInt32LE(0x02014b50, 0);
+    r.writeUInt16LE(20, 4);
+    r.writeUInt16LE(20, 6);
+    r.writeUInt16LE(f.method, 10);
+    r.writeUInt32LE(f.stored.length, 20);
+    r.writeUInt32LE(f.declared, 24);
+    r.writeUInt16LE(Buffer.byteLength(name), 28);
+    r.writeUInt32LE(offset, 42);
+    return Buffer.concat([r, Buffer.from(name)]);
+  };
+  let offset = 0;
+  for (const f of files) {
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0);
+    h.writeUInt16LE(20, 4);
+    h.writeUInt16LE(f.method, 8);
+    h.writeUInt32LE(f.stored.length, 18);
+    h.writeUInt32LE(f.declared, 22);
+    h.writeUInt16LE(Buffer.byteLength(f.name), 26);
+    const local = Buffer.concat([h, Buffer.from(f.name), f.stored]);
+    records.push(record(f, offset));
+    locals.push(local);
+    offset += local.length;
+  }
+  for (const name of alsoAs) records.push(record(files[0]!, 0, name));
+  const directory = Buffer.concat(records);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(records.length, 8);
+  end.writeUInt16LE(records.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
 
 /** A PSBT's first bytes (BIP174 magic, then a global unsigned-tx key) as a wallet writes the binary form. */
 const BINARY_PSBT = Buffer.from('70736274ff01007102000000', 'hex');
@@ -219,6 +277,72 @@ describe('archives', () => {
     const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
     zip.writeUInt32LE(0x7fffffff, central + 24);
     assert.match(await refusal(() => fileEntries([file('claims.zip', zip)], MAX_ENTRIES)), /^claims\.zip unpacks to more than 64 MB/);
+  });
+
+  test('a pax header\'s path with non-ASCII letters is read whole (record lengths count bytes, not characters)', async () => {
+    const dir = work();
+    try {
+      mkdirSync(path.join(dir, 'src'));
+      writeFileSync(path.join(dir, 'src', '01-é.hex'), 'aa\n');
+      writeFileSync(path.join(dir, 'src', '02-naïve-ünïcödé.txt'), 'bb\n');
+      const archive = path.join(dir, 'accents.tar');
+      execFileSync('tar', ['--format', 'pax', '-cf', archive, '-C', path.join(dir, 'src'), '.']);
+      const entries = await fileEntries([file('accents.tar', readFileSync(archive))], MAX_ENTRIES);
+      assert.deepEqual(
+        entries.map((e) => [e.source, e.items[0]]),
+        [
+          ['accents.tar/./01-é.hex line 1', 'aa'],
+          ['accents.tar/./02-naïve-ünïcödé.txt line 1', 'bb'],
+        ],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a zip whose directory understates what its files hold is refused: fflate reads by the compressed size it is given', async () => {
+    const lines = Buffer.from('aa\n'.repeat(300));
+    // A stored file declaring 0 bytes: fflate would copy all it holds (the 8 MB listed 50,000 times attack, in small).
+    const storedZero = handZip([{ name: 'a.hex', method: 0, stored: lines, declared: 0 }]);
+    assert.equal(
+      await refusal(() => fileEntries([file('zero.zip', storedZero)], MAX_ENTRIES)),
+      'zero.zip could not be unpacked: it is damaged (a.hex holds more bytes than its size says). Nothing was added to the queue.',
+    );
+    // A deflate file declaring 1 byte but holding far more compressed data than 1 byte could ever deflate to.
+    const deflated = handZip([{ name: 'b.hex', method: 8, stored: deflateRawSync(randomBytes(4096), { level: 0 }), declared: 1 }]);
+    assert.equal(
+      await refusal(() => fileEntries([file('deflate.zip', deflated)], MAX_ENTRIES)),
+      'deflate.zip could not be unpacked: it is damaged (b.hex holds more bytes than its size says). Nothing was added to the queue.',
+    );
+    // Deflate's own overhead (incompressible data grows a few bytes) is not refused.
+    const noise = randomBytes(70_000).toString('hex').slice(0, 70_000);
+    const honest = handZip([{ name: 'c.hex', method: 8, stored: deflateRawSync(Buffer.from(noise), { level: 0 }), declared: noise.length }]);
+    assert.deepEqual(
+      (await fileEntries([file('honest.zip', honest)], MAX_ENTRIES)).map((e) => e.items[0]),
+      [noise],
+    );
+  });
+
+  test('a zip listing the same bytes many times is refused: its files add up to more than the archive', async () => {
+    const line = Buffer.from(`aa${'b'.repeat(2998)}\n`);
+    const names = Array.from({ length: 10 }, (_, i) => `${String(i).padStart(2, '0')}.hex`);
+    const zip = handZip([{ name: names[0]!, method: 0, stored: line, declared: line.length }], names.slice(1));
+    assert.equal(
+      await refusal(() => fileEntries([file('again.zip', zip)], MAX_ENTRIES)),
+      'again.zip could not be unpacked: it is damaged (its files add up to more than the archive itself). Nothing was added to the queue.',
+    );
+  });
+
+  test(`a zip listing more than ${MAX_ZIP_RECORDS.toLocaleString('en-US')} files and folders is refused before they are read`, async () => {
+    const empties = Array.from({ length: MAX_ZIP_RECORDS }, (_, i) => ({ name: i % 2 ? `empty/${i}.hex` : `folder-${i}/`, method: 0, stored: Buffer.alloc(0), declared: 0 }));
+    const zip = handZip([...empties, { name: 'z.hex', method: 0, stored: Buffer.from('aa\n'), declared: 3 }]);
+    assert.equal(
+      await refusal(() => fileEntries([file('many.zip', zip)], MAX_ENTRIES)),
+      `many.zip could not be unpacked: it lists more than ${MAX_ZIP_RECORDS.toLocaleString('en-US')} files and folders. Nothing was added to the queue.`,
+    );
+    // As many as the bound, folders among them, are read.
+    const atBound = handZip([...empties.slice(1), { name: 'z.hex', method: 0, stored: Buffer.from('aa\n'), declared: 3 }]);
+    assert.deepEqual((await fileEntries([file('bound.zip', atBound)], MAX_ENTRIES)).map((e) => e.source), ['bound.zip/z.hex line 1']);
   });
 
   test('an archive inside an archive is refused, and so is a damaged archive', async () => {

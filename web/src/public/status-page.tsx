@@ -34,8 +34,9 @@ export function StatusPage({ txid }: { txid: string }) {
   // A confirmed transaction is final: polling stops (api/status-check.ts), so the age indicator stops with it.
   const final = tx?.status.confirmed === true;
   const age = useSecondsSince(status.dataUpdatedAt, !final);
-  // Live over Server-Sent Events once the first answer is in; the poll stays as the fallback.
-  useStatusStream(txid, status.isSuccess && !final);
+  // Live over Server-Sent Events once the first answer is in; the poll stays as the fallback. Not isSuccess:
+  // a failed poll turns the status to 'error' while the last answer stays, and the stream is what can bring the next one.
+  useStatusStream(txid, data !== undefined && !final);
   // The rate to beat and the odds are about getting into a block: only for a transaction still waiting in the mempool.
   const waiting = data?.state === 'in_mempool' && !final;
   const explorer = tx?.status.confirmed ? explorerTxUrl(info.data?.network, txid) : null;

@@ -39,20 +39,25 @@ export function ClientApiKeys({ row }: { row: ClientRow }) {
         type="button"
         className="button primary"
         disabled={issue.isPending}
-        onClick={() =>
+        onClick={() => {
+          // The form shows the last action's error: an older one from revoking is not left standing.
+          revoke.reset();
           issue.mutate(undefined, {
             onSuccess: (answer) => {
               setSecret(answer.secret);
               notify.success('API key issued!', DASHBOARD_TOAST);
             },
-          })
-        }
+          });
+        }}
       >
         {issue.isPending ? 'Issuing...' : 'Issue API key'}
       </button>
       <ul className="api-key-list" aria-label={`API keys of ${row.name}`}>
         {(keys.data ?? []).map((key) => (
-          <ApiKeyItem key={key.id} apiKey={key} pending={revoke.isPending} onRevoke={() => revoke.mutate(key.id, { onSuccess: () => notify.success('API key revoked!', DASHBOARD_TOAST) })} />
+          <ApiKeyItem key={key.id} apiKey={key} pending={revoke.isPending} onRevoke={() => {
+              issue.reset();
+              revoke.mutate(key.id, { onSuccess: () => notify.success('API key revoked!', DASHBOARD_TOAST) });
+            }} />
         ))}
         {keys.data?.length === 0 && <li>No API keys yet.</li>}
       </ul>

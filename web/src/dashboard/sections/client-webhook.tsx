@@ -33,6 +33,8 @@ export function ClientWebhook({ row }: { row: ClientRow }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    // The form shows the last action's error: an older one from the other button is not left standing.
+    remove.reset();
     save.mutate(
       { url: shownUrl, ...(rotate ? { rotate_secret: true } : {}) },
       {
@@ -81,14 +83,18 @@ export function ClientWebhook({ row }: { row: ClientRow }) {
               type="button"
               className="button danger"
               disabled={remove.isPending}
-              onClick={() =>
+              onClick={() => {
+                save.reset();
                 remove.mutate(undefined, {
                   onSuccess: () => {
                     setUrl(null);
+                    // The secret belonged to the webhook just removed: it signs nothing now.
+                    setSecret(null);
+                    setRotate(false);
                     notify.success('Webhook removed!', DASHBOARD_TOAST);
                   },
-                })
-              }
+                });
+              }}
             >
               Remove webhook
             </button>

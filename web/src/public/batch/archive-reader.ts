@@ -1,11 +1,13 @@
 import { Gunzip, unzipSync } from 'fflate';
+import { formatCount, MAX_ENTRIES } from './batch-input.ts';
 import { readTar, TarError, type TarMember } from './tar-reader.ts';
 
 /**
  * Archives unpacked in the browser, bounded (issue 19): this module (and
  * fflate) is loaded only when a file is an archive. Nothing is inflated past
  * the byte budget: a zip's members are inflated into buffers of their
- * declared sizes, which are summed first; a gzip stream is fed in small
+ * declared sizes, which are summed first (and each held to the bytes it
+ * really has in the archive); a gzip stream is fed in small
  * slices, so one slice can inflate to at most about a thousand times its size
  * (deflate's ceiling) before the running total is checked.
  */
@@ -63,20 +65,48 @@ export function gunzipBounded(data: Uint8Array, budget: number): Uint8Array {
   return out;
 }
 
+/**
+ * Records a zip's central directory may list, directories included: the queue
+ * takes at most MAX_ENTRIES entries, and a few thousand records is room for
+ * those files with their folders and platform metadata.
+ */
+export const MAX_ZIP_RECORDS = 4 * MAX_ENTRIES;
+
+/**
+ * Deflate never grows data by more than a few bytes per 64 KB block (its
+ * stored blocks); more than this over the declared size is not a real entry.
+ */
+const deflateCeiling = (declared: number) => declared + Math.ceil(declared / 100) + 64;
+
+/**
+ * fflate trusts the central directory: a stored entry is copied at its
+ * compressed size whatever size it declares, and a deflate entry is decoded
+ * through all of its compressed bytes. So each record's compressed size is
+ * held to its declared size, and all of them together to the archive's own
+ * length (records pointing at the same bytes over and over pass neither).
+ */
 function unzipBounded(data: Uint8Array, budget: number): ArchiveMember[] {
   let declared = 0;
+  let compressed = 0;
+  let records = 0;
   let files: Record<string, Uint8Array>;
   try {
     files = unzipSync(data, {
       filter: (file) => {
+        records++;
+        if (records > MAX_ZIP_RECORDS) throw new ArchiveReadError(`it lists more than ${formatCount(MAX_ZIP_RECORDS)} files and folders`);
         if (file.name.endsWith('/')) return false;
         declared += file.originalSize;
         if (declared > budget) throw new ArchiveTooLargeError();
+        const sizeFits = file.compression === 0 ? file.size === file.originalSize : file.size <= deflateCeiling(file.originalSize);
+        if (!sizeFits) throw new ArchiveReadError(`it is damaged (${file.name} holds more bytes than its size says)`);
+        compressed += file.size;
+        if (compressed > data.length) throw new ArchiveReadError('it is damaged (its files add up to more than the archive itself)');
         return true;
       },
     });
   } catch (error) {
-    if (error instanceof ArchiveTooLargeError) throw error;
+    if (error instanceof ArchiveTooLargeError || error instanceof ArchiveReadError) throw error;
     throw new ArchiveReadError('it is not a zip file, or it is damaged');
   }
   return Object.entries(files).map(([path, bytes]) => ({ path, bytes }));

@@ -73,6 +73,16 @@ export const reparseUnsent = (rows: QueueRow[]) =>
 /** A row whose decoding failed only because the server could not be reached. */
 export const decodeUnreachable = (row: QueueRow) => row.parse.state === 'failed' && row.parse.unreachable === true && row.send.state !== 'accepted';
 
+/** Decodes that failed because the server was out of reach are tried again after this pause, doubled each time up to REDECODE_MAX_MS. */
+export const REDECODE_FIRST_MS = 2_000;
+export const REDECODE_MAX_MS = 60_000;
+/**
+ * Automatic tries in a row (about four minutes of pauses) before the timer
+ * gives up on a portal that stays out of reach; the browser coming back
+ * online, or a reload, still tries again.
+ */
+export const REDECODE_MAX_TRIES = 8;
+
 /** Those rows, to be decoded again. */
 export const reparseUnreachable = (rows: QueueRow[]) => rows.map((row) => (decodeUnreachable(row) ? { ...row, parse: { state: 'pending' as const } } : row));
 

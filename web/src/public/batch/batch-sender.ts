@@ -11,6 +11,9 @@ import { retryAfterMs } from './retry-after.ts';
 
 export const NETWORK_FAILURE = 'Failed to submit transaction. Please try again.';
 export const PARSE_UNAVAILABLE = 'Could not be decoded right now: the portal is out of reach. Trying again on its own; it can still be sent.';
+/** The same, once the automatic tries have run out. */
+export const PARSE_UNAVAILABLE_STOPPED =
+  'Could not be decoded: the portal stayed out of reach. Trying again when this device comes back online, or reload the page to try now; it can still be sent.';
 
 export interface Pacing {
   /** Called with the time the request will be made again, and with null once it is. */

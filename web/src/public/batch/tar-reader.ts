@@ -50,19 +50,28 @@ function checksumMatches(header: Uint8Array): boolean {
   return sum === numeric(header, 148, 8);
 }
 
-/** The `path` record of a pax extended header ("<length> <key>=<value>\n" records). */
+const SPACE = 0x20;
+const EQUALS = 0x3d;
+
+/**
+ * The `path` record of a pax extended header ("<length> <key>=<value>\n"
+ * records). A record's length counts bytes, so records are cut from the raw
+ * bytes and only their values decoded: a UTF-8 name is fewer characters than
+ * bytes.
+ */
 function paxPath(data: Uint8Array): string | undefined {
-  const text = utf8.decode(data);
   let at = 0;
   let path: string | undefined;
-  while (at < text.length) {
-    const space = text.indexOf(' ', at);
+  while (at < data.length) {
+    const space = data.indexOf(SPACE, at);
     if (space === -1) break;
-    const length = Number(text.slice(at, space));
-    if (!Number.isInteger(length) || length <= 0) break;
-    const record = text.slice(space + 1, at + length - 1);
-    const eq = record.indexOf('=');
-    if (eq !== -1 && record.slice(0, eq) === 'path') path = record.slice(eq + 1);
+    const digits = latin1.decode(data.subarray(at, space));
+    const length = /^[0-9]+$/.test(digits) ? Number(digits) : NaN;
+    if (!Number.isSafeInteger(length) || length <= space - at + 1 || at + length > data.length) break;
+    // The record without its length, and without the newline that ends it.
+    const record = data.subarray(space + 1, at + length - 1);
+    const eq = record.indexOf(EQUALS);
+    if (eq !== -1 && utf8.decode(record.subarray(0, eq)) === 'path') path = utf8.decode(record.subarray(eq + 1));
     at += length;
   }
   return path;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { BatchEntry } from './batch-input.ts';
+import { MAX_ENTRIES, tooManyEntries, type BatchEntry } from './batch-input.ts';
 import {
   decodeUnreachable,
   dropItems,
@@ -8,6 +8,9 @@ import {
   nextToParse,
   nextToSend,
   queueUnsent,
+  REDECODE_FIRST_MS,
+  REDECODE_MAX_MS,
+  REDECODE_MAX_TRIES,
   removeRow,
   reparseUnreachable,
   reparseUnsent,
@@ -18,7 +21,7 @@ import {
   type QueueRow,
   type StoredQueue,
 } from './batch-queue.ts';
-import { parseRow, sendRow } from './batch-sender.ts';
+import { PARSE_UNAVAILABLE_STOPPED, parseRow, sendRow } from './batch-sender.ts';
 
 export interface BatchQueue {
   rows: QueueRow[];
@@ -28,6 +31,7 @@ export interface BatchQueue {
   sending: boolean;
   /** Session storage refused the queue (full): it lives only as long as the tab. */
   notKept: boolean;
+  /** Throws BatchInputError, adding nothing, when the queue has no room for them all. */
   add: (entries: BatchEntry[]) => void;
   remove: (id: string) => void;
   clear: () => void;
@@ -38,10 +42,6 @@ export interface BatchQueue {
 }
 
 const storage = () => window.sessionStorage;
-
-/** Decodes that failed because the server was out of reach are tried again after this pause, doubled each time up to REDECODE_MAX_MS. */
-export const REDECODE_FIRST_MS = 2_000;
-const REDECODE_MAX_MS = 60_000;
 
 /**
  * The queue's state, kept in session storage as it changes, with two loops
@@ -62,10 +62,15 @@ export function useBatchQueue(): BatchQueue {
   const sendLoop = useRef<AbortController | null>(null);
   /** Decodes tried again in a row while the server stays out of reach (the pause doubles with each). */
   const redecodes = useRef(0);
+  /** Rows being decoded again after the server was out of reach: one of them decoding is the sign it is back. */
+  const redecoding = useRef(new Set<string>());
 
   const commit = useCallback((change: (q: StoredQueue) => StoredQueue, added: QueueRow[] = []) => {
     current.current = change(current.current);
     setQueue(current.current);
+    // Gone (a send finishing after the page was left): the storage is the next page's now, and this copy is stale.
+    // The row it was sending comes back as not sent, as after a reload.
+    if (alive.current.signal.aborted) return;
     // Storage full: the queue still works in this tab. Entries not kept are not left behind to fill it further.
     try {
       saveItems(storage(), added);
@@ -103,8 +108,12 @@ export function useBatchQueue(): BatchQueue {
       try {
         for (let row = nextToParse(current.current.rows); row && !signal.aborted; row = nextToParse(current.current.rows)) {
           const code = current.current.clientCode;
-          const parse = await parseRow(row, code, { signal, onWait: setWaitUntil });
-          if (parse.state !== 'failed' || !parse.unreachable) redecodes.current = 0;
+          let parse = await parseRow(row, code, { signal, onWait: setWaitUntil });
+          const unreachable = parse.state === 'failed' && parse.unreachable === true;
+          // Only a row that had found the server out of reach getting an answer says it is back: other rows
+          // decoding fine meanwhile (one entry the server keeps failing on with a 5xx, say) keep the pause growing.
+          if (redecoding.current.delete(row.id) && !unreachable) redecodes.current = 0;
+          if (unreachable && redecodes.current >= REDECODE_MAX_TRIES) parse = { state: 'failed', message: PARSE_UNAVAILABLE_STOPPED, unreachable: true };
           // A client code changed meanwhile: the row is decoded again with it.
           if (current.current.clientCode === code) setRow(row.id, { parse });
         }
@@ -118,15 +127,17 @@ export function useBatchQueue(): BatchQueue {
   }, [queue.rows, parserRuns, setRow]);
 
   // Rows the server could not decode because it was out of reach: decoded again on their own, after a
-  // pause that doubles while it stays out of reach, and at once when the browser says it is back online.
+  // pause that doubles while it stays out of reach (up to REDECODE_MAX_TRIES times), and at once when the
+  // browser says it is back online.
   const unreachable = queue.rows.some(decodeUnreachable);
   useEffect(() => {
     if (!unreachable) return;
     const again = () => {
       redecodes.current++;
+      for (const row of current.current.rows) if (decodeUnreachable(row)) redecoding.current.add(row.id);
       commit((q) => ({ ...q, rows: reparseUnreachable(q.rows) }));
     };
-    const timer = setTimeout(again, Math.min(REDECODE_MAX_MS, REDECODE_FIRST_MS * 2 ** redecodes.current));
+    const timer = redecodes.current < REDECODE_MAX_TRIES ? setTimeout(again, Math.min(REDECODE_MAX_MS, REDECODE_FIRST_MS * 2 ** redecodes.current)) : undefined;
     window.addEventListener('online', again);
     return () => {
       clearTimeout(timer);
@@ -135,37 +146,46 @@ export function useBatchQueue(): BatchQueue {
   }, [unreachable, parserRuns, commit]);
 
   const startSending = useCallback(() => {
-    if (sendLoop.current) return;
-    const controller = new AbortController();
-    sendLoop.current = controller;
-    setSending(true);
-    const signal = controller.signal;
-    void (async () => {
-      try {
-        for (let row = nextToSend(current.current.rows); row && !signal.aborted; row = nextToSend(current.current.rows)) {
-          const id = row.id;
-          setRow(id, { send: { state: 'sending' } });
-          const onWait = (until: number | null) => {
-            setWaitUntil(until);
-            setRow(id, { send: until === null ? { state: 'sending' } : { state: 'waiting', until } });
-          };
-          try {
-            setRow(id, { send: await sendRow(row, current.current.clientCode, { signal, onWait }) });
-          } catch (error) {
-            if (!signal.aborted) throw error;
-            setRow(id, { send: { state: 'unsent' } });
+    const run = () => {
+      if (sendLoop.current) return;
+      const controller = new AbortController();
+      sendLoop.current = controller;
+      setSending(true);
+      const signal = controller.signal;
+      void (async () => {
+        try {
+          for (let row = nextToSend(current.current.rows); row && !signal.aborted; row = nextToSend(current.current.rows)) {
+            const id = row.id;
+            setRow(id, { send: { state: 'sending' } });
+            const onWait = (until: number | null) => {
+              setWaitUntil(until);
+              setRow(id, { send: until === null ? { state: 'sending' } : { state: 'waiting', until } });
+            };
+            try {
+              setRow(id, { send: await sendRow(row, current.current.clientCode, { signal, onWait }) });
+            } catch (error) {
+              if (!signal.aborted) throw error;
+              setRow(id, { send: { state: 'unsent' } });
+            }
           }
+        } finally {
+          sendLoop.current = null;
+          setSending(false);
+          setWaitUntil(null);
+          // Stopped with a send in flight, then a row retried: its Retry found this loop still finishing, so
+          // the loop hands over to a new one rather than leave that row waiting its turn for ever.
+          if (signal.aborted && !alive.current.signal.aborted && nextToSend(current.current.rows)) run();
         }
-      } finally {
-        sendLoop.current = null;
-        setSending(false);
-        setWaitUntil(null);
-      }
-    })();
+      })();
+    };
+    run();
   }, [setRow]);
 
   const add = useCallback(
     (entries: BatchEntry[]) => {
+      // The page's room was read before an archive finished unpacking; rows added meanwhile count too.
+      const room = MAX_ENTRIES - current.current.rows.length;
+      if (entries.length > room) throw tooManyEntries(entries.length, room);
       const added = newRows(entries);
       commit((q) => ({ ...q, rows: [...q.rows, ...added] }), added);
     },

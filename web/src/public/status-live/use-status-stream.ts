@@ -23,7 +23,10 @@ export function useStatusStream(txid: string, enabled: boolean): boolean {
     source.onerror = () => setOpen(false);
     source.addEventListener('status', (event) => {
       const answer = JSON.parse((event as MessageEvent<string>).data) as TxStatus;
-      queryClient.setQueryData(txStatusQuery(txid).queryKey, answer);
+      const { queryKey } = txStatusQuery(txid);
+      // A poll already under way was asked before this answer: landing after it, it would put the older state back.
+      void queryClient.cancelQueries({ queryKey, exact: true });
+      queryClient.setQueryData(queryKey, answer);
     });
     return () => {
       source.close();
