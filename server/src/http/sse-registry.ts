@@ -21,6 +21,38 @@ export interface StreamRefusal {
   message: string;
 }
 
+/** An SSE endpoint's timing and caps (mempool-dashboard/state-stream.ts, status/status-stream.ts). */
+export interface StreamLimits {
+  /** A comment line this often keeps proxies and load balancers from closing an idle stream. */
+  heartbeatMs: number;
+  /** Updates closer together than this are thinned to the newest (the last of a burst always goes out); 0: every one. */
+  minIntervalMs: number;
+  /** The reconnection delay the browser's EventSource is told to use (the `retry:` field). */
+  retryMs: number;
+  /** Each stream ends after this long; the browser reconnects, and is counted and checked again. */
+  maxStreamMs: number;
+  /** Open streams each hold a socket; past these caps new ones are refused. */
+  maxStreams: number;
+  maxStreamsPerIp: number;
+}
+
+/**
+ * The limits an endpoint's options set, the shared defaults for the rest
+ * (15 s heartbeat, one update a second, 3 s retry, 5-minute streams, 1,000
+ * streams in all); how many streams one address may hold is each endpoint's
+ * own call.
+ */
+export function streamLimits(given: Partial<StreamLimits>, defaultPerIp: number): StreamLimits {
+  return {
+    heartbeatMs: given.heartbeatMs ?? 15_000,
+    minIntervalMs: given.minIntervalMs ?? 1_000,
+    retryMs: given.retryMs ?? 3_000,
+    maxStreamMs: given.maxStreamMs ?? 300_000,
+    maxStreams: given.maxStreams ?? 1_000,
+    maxStreamsPerIp: given.maxStreamsPerIp ?? defaultPerIp,
+  };
+}
+
 export interface SseRegistryOptions {
   heartbeatMs: number;
   maxStreams: number;

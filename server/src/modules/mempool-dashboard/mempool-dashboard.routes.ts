@@ -6,6 +6,7 @@ import { ErrorResponse } from '../../http/errors.ts';
 import type { MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 import { createStateStreams } from './state-stream.ts';
+import { streamLimits, type StreamLimits } from '../../http/sse-registry.ts';
 
 /**
  * The live data behind the /mempool/ dashboard (issue 3): the current state,
@@ -27,22 +28,11 @@ import { createStateStreams } from './state-stream.ts';
  * audit trail either, which records /rest-api calls.
  */
 
-export interface MempoolDashboardOptions {
+/** The stream limits default to the shared ones (http/sse-registry.ts), 16 streams per address: one per open dashboard tab, and a whole office may share an address. */
+export interface MempoolDashboardOptions extends Partial<StreamLimits> {
   feed: MempoolFeed;
   /** Throws (an ApiError: 401, 503) when the request may not see the view; runs on onRequest, before the route. */
   authorize: (request: FastifyRequest) => Promise<void>;
-  /** Default 15 s. */
-  heartbeatMs?: number;
-  /** Updates closer together than this are thinned to the newest; default 1 s (0: send every one). */
-  minIntervalMs?: number;
-  /** The browser's reconnection delay after a dropped stream; default 3 s. */
-  retryMs?: number;
-  /** A stream ends after this long, so that its viewer is checked again when it reconnects; default 5 min. */
-  maxStreamMs?: number;
-  /** Default 1,000 open streams in all. */
-  maxStreams?: number;
-  /** Default 16 open streams per client address (one per open dashboard tab; a whole office may share an address). */
-  maxStreamsPerIp?: number;
 }
 
 export const NO_STATE_YET_MESSAGE = 'The mempool view is not ready yet: the first projection is still being computed. Please try again shortly.';
@@ -61,16 +51,7 @@ const StreamResponse = {
 export function mempoolDashboardRoutes(options: MempoolDashboardOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     const { feed } = options;
-    const streams = createStateStreams({
-      feed,
-      heartbeatMs: options.heartbeatMs ?? 15_000,
-      minIntervalMs: options.minIntervalMs ?? 1_000,
-      retryMs: options.retryMs ?? 3_000,
-      maxStreamMs: options.maxStreamMs ?? 300_000,
-      maxStreams: options.maxStreams ?? 1_000,
-      maxStreamsPerIp: options.maxStreamsPerIp ?? 16,
-      log: app.log,
-    });
+    const streams = createStateStreams({ feed, ...streamLimits(options, 16), log: app.log });
     // preClose, not onClose: the server stops only once every connection has
     // ended, and onClose hooks run after that. Streams never end on their own.
     app.addHook('preClose', async () => streams.closeAll());

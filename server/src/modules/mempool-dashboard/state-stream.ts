@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { addressGroup, createSseRegistry, type SseClient, type StreamRefusal } from '../../http/sse-registry.ts';
+import { addressGroup, createSseRegistry, type SseClient, type StreamLimits, type StreamRefusal } from '../../http/sse-registry.ts';
 import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import type { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 
@@ -17,19 +17,8 @@ import type { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
  * `minIntervalMs`, the newest (a new viewer still gets the current state at once).
  */
 
-export interface StateStreamOptions {
+export interface StateStreamOptions extends StreamLimits {
   feed: MempoolFeed;
-  /** A comment line this often keeps proxies and load balancers from closing an idle stream. */
-  heartbeatMs: number;
-  /** At most one update per this many ms goes out; the last of a burst always does. 0: every one. */
-  minIntervalMs: number;
-  /** The reconnection delay the browser's EventSource is told to use (the `retry:` field). */
-  retryMs: number;
-  /** Each stream ends after this long; the viewer reconnects and is authorised again (0: never). */
-  maxStreamMs?: number;
-  /** Open streams each hold a socket; past these caps new ones are refused. */
-  maxStreams: number;
-  maxStreamsPerIp: number;
   log: FastifyBaseLogger;
 }
 
@@ -178,7 +167,7 @@ export function createStateStreams(options: StateStreamOptions): StateStreams {
 
       const client: Client = { res, ip, lastSent: null, pending: null };
       // Access was checked when the stream opened: ending it now and then has the viewer checked again when it reconnects.
-      const expiry = options.maxStreamMs ? setTimeout(() => {
+      const expiry = options.maxStreamMs > 0 ? setTimeout(() => {
         detach(client);
         res.end();
       }, options.maxStreamMs) : undefined;

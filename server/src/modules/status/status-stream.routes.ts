@@ -6,16 +6,12 @@ import { ErrorResponse } from '../../http/errors.ts';
 import { StatusQuery } from './status.schemas.ts';
 import type { StatusService } from './status.service.ts';
 import { createStatusStreams } from './status-stream.ts';
+import { streamLimits, type StreamLimits } from '../../http/sse-registry.ts';
 
-export interface StatusStreamRoutesOptions {
+/** The stream limits default to the shared ones (http/sse-registry.ts), 4 streams per address: a status page or two per visitor. */
+export interface StatusStreamRoutesOptions extends Partial<StreamLimits> {
   service: StatusService;
   feed: MempoolFeed;
-  heartbeatMs?: number;
-  minIntervalMs?: number;
-  retryMs?: number;
-  maxStreamMs?: number;
-  maxStreams?: number;
-  maxStreamsPerIp?: number;
 }
 
 const StreamResponse = {
@@ -33,17 +29,7 @@ const StreamResponse = {
  */
 export const statusStreamRoutes: FastifyPluginAsyncTypebox<StatusStreamRoutesOptions> = async (app, options) => {
   const { service } = options;
-  const streams = createStatusStreams({
-    feed: options.feed,
-    check: (txid) => service.check(txid),
-    heartbeatMs: options.heartbeatMs ?? 15_000,
-    minIntervalMs: options.minIntervalMs ?? 1_000,
-    retryMs: options.retryMs ?? 3_000,
-    maxStreamMs: options.maxStreamMs ?? 300_000,
-    maxStreams: options.maxStreams ?? 1_000,
-    maxStreamsPerIp: options.maxStreamsPerIp ?? 4,
-    log: app.log,
-  });
+  const streams = createStatusStreams({ feed: options.feed, check: (txid) => service.check(txid), ...streamLimits(options, 4), log: app.log });
   // preClose, not onClose: the server stops only once every connection has ended.
   app.addHook('preClose', async () => streams.closeAll());
 

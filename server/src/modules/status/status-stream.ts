@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import { SSE_HEADERS } from '../mempool-dashboard/state-stream.ts';
-import { addressGroup, createSseRegistry, type SseClient, type StreamRefusal } from '../../http/sse-registry.ts';
+import { addressGroup, createSseRegistry, type SseClient, type StreamLimits, type StreamRefusal } from '../../http/sse-registry.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**
@@ -20,15 +20,9 @@ import type { StatusResponse } from './status.schemas.ts';
  * rate-limit budget again, as every public request does.
  */
 
-export interface StatusStreamOptions {
+export interface StatusStreamOptions extends StreamLimits {
   feed: MempoolFeed;
   check: (txid: string) => Promise<StatusResponse>;
-  heartbeatMs: number;
-  minIntervalMs: number;
-  retryMs: number;
-  maxStreamMs: number;
-  maxStreams: number;
-  maxStreamsPerIp: number;
   log: FastifyBaseLogger;
 }
 
