@@ -1,13 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { EMAIL_FULL_MESSAGE, EMAIL_NOT_AVAILABLE_MESSAGE, EMAIL_UNKNOWN_TX_MESSAGE } from '../src/modules/notifications/email-notify.service.ts';
 import { forgetStaleEmailSubscriptions, MAX_EMAILS_PER_TX } from '../src/modules/notifications/email-subscriptions.repository.ts';
 import { createSmtpSender, type MailSender } from '../src/modules/notifications/mail-sender.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { startSmtpInbox, textOf, type SmtpInbox } from './helpers/smtp-inbox.ts';
 import { until } from './helpers/until.ts';
 
 /**
@@ -16,46 +15,19 @@ import { until } from './helpers/until.ts';
  * gone from the database; the audit trail never held it.
  */
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-const inbox: Mail[] = [];
-let smtpDown = false;
-let smtp: SMTPServer;
-let smtpUrl: string;
+let inbox: SmtpInbox;
 let node: TestNode;
 
 before(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onRcptTo(address, _session, callback) {
-      callback(smtpDown ? Object.assign(new Error('Mailbox busy, try later'), { responseCode: 451 }) : undefined);
-    },
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString()));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  inbox = await startSmtpInbox();
   node = await startTestNode();
   await node.ensureUtxos(10);
 });
 
 after(async () => {
   await node?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await inbox?.close();
 });
-
-/** The body of a (quoted-printable, folded) message as plain text. */
-const textOf = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 for (const engine of testDatabases()) {
   describe(`email me when it is mined (${engine.name})`, () => {
@@ -65,7 +37,7 @@ for (const engine of testDatabases()) {
 
     before(async () => {
       db = await engine.open();
-      sender = createSmtpSender({ url: smtpUrl, from: 'Pool portal <portal@pool.example>' });
+      sender = createSmtpSender({ url: inbox.url, from: 'Pool portal <portal@pool.example>' });
       t = await startTestApp(node, db, {
         jobs: { runner: { pollMs: 100 }, recheckMs: 60_000 },
         mail: { sender, publicUrl: 'https://pool.example', baseBackoffMs: 100, dispatchPollMs: 100 },
@@ -94,8 +66,8 @@ for (const engine of testDatabases()) {
       assert.equal(await stored(tx.txid), 1);
       const [hash] = await node.mine(1);
       const height = await node.rpc.call<number>('getblockcount');
-      await until(async () => inbox.some((m) => m.to.includes(email)), async () => `inbox: ${inbox.length}`, 20_000);
-      const mails = inbox.filter((m) => m.to.includes(email));
+      await until(async () => inbox.mails.some((m) => m.to.includes(email)), async () => `inbox: ${inbox.mails.length}`, 20_000);
+      const mails = inbox.mails.filter((m) => m.to.includes(email));
       assert.equal(mails.length, 1);
       const text = textOf(mails[0]!.raw);
       assert.match(text, new RegExp(`Subject: Transaction ${tx.txid.slice(0, 8)}.*mined in block ${height}`));
@@ -114,13 +86,13 @@ for (const engine of testDatabases()) {
       await t.records.idle();
       const email = `later-${engine.name}@example.com`;
       await ask(tx.txid, email);
-      smtpDown = true;
+      inbox.down = true;
       await node.mine(1);
       await until(async () => ((await db.query<{ attempts: number }>('SELECT attempts FROM email_subscriptions WHERE txid = $1', [tx.txid])).rows[0]?.attempts ?? 0) > 0, async () => 'no failed attempt yet', 20_000);
-      smtpDown = false;
-      await until(async () => inbox.some((m) => m.to.includes(email)), async () => 'not sent after the server came back', 20_000);
+      inbox.down = false;
+      await until(async () => inbox.mails.some((m) => m.to.includes(email)), async () => 'not sent after the server came back', 20_000);
       await until(async () => (await stored(tx.txid)) === 0, async () => 'the address is still stored', 10_000);
-      assert.equal(inbox.filter((m) => m.to.includes(email)).length, 1);
+      assert.equal(inbox.mails.filter((m) => m.to.includes(email)).length, 1);
     });
 
     test('a transaction the portal did not record, or a bad address, is refused and stores nothing', async () => {

@@ -1,11 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { createSmtpSender, type MailSender } from '../../src/modules/notifications/mail-sender.ts';
 import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
+import { startSmtpInbox, textOf, type SmtpInbox } from '../helpers/smtp-inbox.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { until } from '../helpers/until.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
@@ -21,25 +20,12 @@ let db: TestDatabase;
 let app: WebTestApp;
 let plain: WebTestApp;
 let browser: Browser;
-let smtp: SMTPServer;
+let inbox: SmtpInbox;
 let sender: MailSender;
-const inbox: Array<{ to: string[]; raw: string }> = [];
 
 before(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString()));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  sender = createSmtpSender({ url: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`, from: 'portal@pool.example' });
+  inbox = await startSmtpInbox();
+  sender = createSmtpSender({ url: inbox.url, from: 'portal@pool.example' });
   node = await startTestNode();
   await node.ensureUtxos(4);
   db = await testDatabases()[0]!.open();
@@ -55,7 +41,7 @@ after(async () => {
   await db?.close();
   await node?.stop();
   sender?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await inbox?.close();
 });
 
 describe('email me when it is mined, on the status page', () => {
@@ -75,9 +61,9 @@ describe('email me when it is mined, on the status page', () => {
     assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1'), false, 'no sideways scrolling at 390 px');
     await screenshot(page, 'status-email-me-phone');
     await node.mine(1);
-    await until(async () => inbox.some((m) => m.to.includes('watcher@example.com')), async () => `inbox: ${inbox.length}`, 20_000);
+    await until(async () => inbox.mails.some((m) => m.to.includes('watcher@example.com')), async () => `inbox: ${inbox.mails.length}`, 20_000);
     // Quoted-printable folds long lines with "=" at the end.
-    const text = inbox.find((m) => m.to.includes('watcher@example.com'))!.raw.replace(/=\r?\n/g, '');
+    const text = textOf(inbox.mails.find((m) => m.to.includes('watcher@example.com'))!.raw);
     assert.match(text, new RegExp(`Transaction ${tx.txid} was mined in block`));
     await page.close();
   });
