@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
-import { startTestNode, type TestNode } from '../helpers/regtest.ts';
+import { startBrowserSuite, type BrowserSuite } from '../helpers/browser-suite.ts';
+import { screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import type { TestNode } from '../helpers/regtest.ts';
 import { tarArchive } from '../helpers/tar-writer.ts';
 import { until } from '../helpers/until.ts';
-import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
+import type { TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 import { REDECODE_MAX_MS, REDECODE_MAX_TRIES } from '../../../web/src/public/batch/batch-queue.ts';
 
@@ -27,22 +28,14 @@ let app: WebTestApp;
 let browser: Browser;
 let context: BrowserContext;
 
+let suite: BrowserSuite;
+
 before(async () => {
-  node = await startTestNode();
-  await node.ensureUtxos(20);
-  db = await testDatabases()[0]!.open();
-  app = await startWebTestApp(node, db);
-  browser = await launchBrowser();
-  context = await browser.newContext();
+  suite = await startBrowserSuite({ utxos: 20 });
+  ({ node, db, app, browser, context } = suite);
 });
 
-after(async () => {
-  await context?.close();
-  await browser?.close();
-  await app?.close();
-  await db?.close();
-  await node?.stop();
-});
+after(() => suite?.close());
 
 async function openQueue(): Promise<Page> {
   const page = await context.newPage();

@@ -2,10 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FEE_TOO_LOW_MESSAGE } from '../../src/modules/submission/submission.service.ts';
-import { launchBrowser, screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
-import { startTestNode, type TestNode } from '../helpers/regtest.ts';
-import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { startBrowserSuite, type BrowserSuite } from '../helpers/browser-suite.ts';
+import { screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
+import type { TestNode } from '../helpers/regtest.ts';
+import type { WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * The public web app in a real browser against the real server, node and
@@ -15,28 +15,18 @@ import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
  */
 
 let node: TestNode;
-let db: TestDatabase;
 let app: WebTestApp;
 let browser: Browser;
 let context: BrowserContext;
 
+let suite: BrowserSuite;
+
 before(async () => {
-  node = await startTestNode();
-  await node.ensureUtxos(12);
-  db = await testDatabases()[0]!.open();
-  app = await startWebTestApp(node, db);
-  browser = await launchBrowser();
-  context = await browser.newContext();
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
+  suite = await startBrowserSuite({ utxos: 12, clipboard: true });
+  ({ node, app, browser, context } = suite);
 });
 
-after(async () => {
-  await context?.close();
-  await browser?.close();
-  await app?.close();
-  await db?.close();
-  await node?.stop();
-});
+after(() => suite?.close());
 
 async function open(path: string): Promise<Page> {
   const page = await context.newPage();

@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
-import { startTestNode, type TestNode } from '../helpers/regtest.ts';
-import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startBrowserSuite, type BrowserSuite } from '../helpers/browser-suite.ts';
+import { screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
+import type { TestNode } from '../helpers/regtest.ts';
+import type { WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * The public pages where a first-time user tripped (issue 18): a confirmed
@@ -16,28 +16,17 @@ import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
  */
 
 let node: TestNode;
-let db: TestDatabase;
 let app: WebTestApp;
-let browser: Browser;
 let context: BrowserContext;
 
+let suite: BrowserSuite;
+
 before(async () => {
-  node = await startTestNode();
-  await node.ensureUtxos(8);
-  db = await testDatabases()[0]!.open();
-  app = await startWebTestApp(node, db);
-  browser = await launchBrowser();
-  context = await browser.newContext();
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
+  suite = await startBrowserSuite({ utxos: 8, clipboard: true });
+  ({ node, app, context } = suite);
 });
 
-after(async () => {
-  await context?.close();
-  await browser?.close();
-  await app?.close();
-  await db?.close();
-  await node?.stop();
-});
+after(() => suite?.close());
 
 async function submitThroughPortal(hex: string): Promise<void> {
   const res = await fetch(`${app.base}/rest-api/submit-tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_hex: hex }) });

@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser.ts';
-import { startTestNode, type TestNode } from '../helpers/regtest.ts';
-import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { startBrowserSuite, type BrowserSuite } from '../helpers/browser-suite.ts';
+import { screenshot } from '../helpers/browser.ts';
+import type { TestNode } from '../helpers/regtest.ts';
+import { signedInContext, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * What a returning user and an operator's probe meet in a real browser: a
@@ -16,27 +16,18 @@ import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/we
  */
 
 let node: TestNode;
-let db: TestDatabase;
 let app: WebTestApp;
 let browser: Browser;
 let visitor: BrowserContext;
 
+let suite: BrowserSuite;
+
 before(async () => {
-  node = await startTestNode();
-  await node.ensureUtxos(4);
-  db = await testDatabases()[0]!.open();
-  app = await startWebTestApp(node, db);
-  browser = await launchBrowser();
-  visitor = await browser.newContext();
+  suite = await startBrowserSuite({ utxos: 4 });
+  ({ node, app, browser, context: visitor } = suite);
 });
 
-after(async () => {
-  await visitor?.close();
-  await browser?.close();
-  await app?.close();
-  await db?.close();
-  await node?.stop();
-});
+after(() => suite?.close());
 
 async function open(context: BrowserContext, path: string): Promise<Page> {
   const page = await context.newPage();
