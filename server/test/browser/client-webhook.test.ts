@@ -7,6 +7,7 @@ import { verifySignature } from '../../src/modules/notifications/webhook-signatu
 import { launchBrowser, screenshot } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
+import { pngPixel } from '../helpers/png-pixel.ts';
 import { until } from '../helpers/until.ts';
 import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
@@ -76,6 +77,18 @@ describe("a client's webhook on the Clients screen", () => {
     await dialog.getByRole('button', { name: 'Save webhook' }).click();
     const secret = ((await dialog.getByTestId('webhook-secret').textContent()) ?? '').trim();
     assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    // The toast about it shows above the open dialog and its backdrop, not dimmed beneath them (which the page
+    // around the dialog is: the control). Read off the painted pixels: outside the dialog everything is inert, so
+    // hit-testing cannot tell.
+    const saved = page.locator('.Toastify__toast').filter({ hasText: 'Webhook saved!' });
+    await saved.waitFor();
+    let box = (await saved.boundingBox())!;
+    // Once it has slid in.
+    for (const deadline = Date.now() + 5_000; box.x + box.width > 1280 && Date.now() < deadline; box = (await saved.boundingBox())!) await page.waitForTimeout(50);
+    const shot = await page.screenshot();
+    const brightness = (x: number, y: number) => Object.values(pngPixel(shot, Math.round(x), Math.round(y))).reduce((a, b) => a + b, 0) / 3;
+    assert.ok(brightness(640, 760) < 200, `the page beyond the dialog is dimmed (${brightness(640, 760)})`);
+    assert.ok(brightness(box.x + box.width - 40, box.y + box.height / 2) > 230, `the toast is not (${brightness(box.x + box.width - 40, box.y + box.height / 2)})`);
 
     const tx = await node.buildTx({ feeRate: 3 });
     const res = await fetch(`${app.base}/rest-api/submit-tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_hex: tx.hex, client_code: CODE }) });

@@ -26,7 +26,8 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
         if (!ref.current?.open) onClose();
       }}
     >
-      <header className="modal-header">
+      {/* Its title and Close stay in view when a toast about the dialog appears (lib/toasts.tsx). */}
+      <header className="modal-header" data-toast-clear>
         <h2 id="modal-title">{title}</h2>
         <button type="button" className="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
           ×

@@ -18,6 +18,19 @@ export const DASHBOARD_TOAST: ToastOptions = { autoClose: DASHBOARD_TOAST_MS };
 export const TOAST_CLEAR_ATTRIBUTE = 'data-toast-clear';
 const GAP_PX = 8;
 
+/**
+ * An open modal <dialog> (components/modal.tsx) sits in the browser's top
+ * layer, above anything a z-index can lift, and its backdrop dims the rest:
+ * a toast about what was just done in the dialog would show dimmed beneath
+ * it. So the toasts live in a manual popover, also in the top layer, shown
+ * again on each new toast: the last element shown there is the topmost.
+ */
+function raise(layer: HTMLDivElement | null): void {
+  if (!layer || typeof layer.showPopover !== 'function') return;
+  if (layer.matches(':popover-open')) layer.hidePopover();
+  layer.showPopover();
+}
+
 /** What a toast says about the page it appeared on: it goes when the user leaves that page. */
 const pageBound = new Set<Id>();
 
@@ -41,6 +54,7 @@ export function Toasts() {
   const page = pageOf(pathname, search);
   const [top, setTop] = useState(16);
   const shownOn = useRef(page);
+  const layer = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (shownOn.current === page) return;
@@ -53,20 +67,25 @@ export function Toasts() {
   useEffect(
     () =>
       toast.onChange((item) => {
-        if (item.status === 'added') setTop(clearTop());
+        if (item.status === 'added') {
+          setTop(clearTop());
+          raise(layer.current);
+        }
         if (item.status === 'removed') pageBound.delete(item.id);
       }),
     [],
   );
 
   return (
-    <ToastContainer
-      position="top-right"
-      autoClose={pathname.startsWith('/dashboard') ? DASHBOARD_TOAST_MS : PUBLIC_TOAST_MS}
-      draggable
-      draggablePercent={80}
-      style={{ top }}
-    />
+    <div ref={layer} popover="manual" className="toast-layer">
+      <ToastContainer
+        position="top-right"
+        autoClose={pathname.startsWith('/dashboard') ? DASHBOARD_TOAST_MS : PUBLIC_TOAST_MS}
+        draggable
+        draggablePercent={80}
+        style={{ top }}
+      />
+    </div>
   );
 }
 
