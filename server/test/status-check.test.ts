@@ -155,13 +155,14 @@ for (const engine of testDatabases()) {
       assert.equal((await status(t, tx.txid)).body.last_24h_odds, 100);
     });
 
-    test('replaced: named by its replacement, still after the replacement is mined', async () => {
+    test('replaced: named by its replacement submitted here, still after the replacement is mined', async () => {
       await emptyMempool();
       const original = await node.buildTx({ feeRate: 4 });
       assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
       await t.records.idle();
       const replacement = await node.buildReplacement(original.hex, 20);
-      await node.rpc.call('sendrawtransaction', [replacement.hex]);
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: replacement.hex })).body.status, 'success');
+      await t.records.idle();
 
       const res = await status(t, original.txid);
       assert.equal(res.statusCode, 200);

@@ -132,7 +132,19 @@ for (const engine of testDatabases()) {
       assert.deepEqual(allEventsOf(tx.txid).map((d) => d.event.event), ['accepted', 'next_block', 'mined'], 'in the order they happened, next_block once');
     });
 
-    test('replaced: the event names the replacement', async () => {
+    test('replaced: the event names a replacement submitted here', async () => {
+      const original = await node.buildTx({ feeRate: 3 });
+      await submit(original.hex);
+      await received(original.txid, ['accepted']);
+      const replacement = await node.buildReplacement(original.hex, 10);
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: replacement.hex })).body.status, 'success');
+      await received(original.txid, ['accepted', 'replaced']);
+      const replaced = eventsOf(original.txid)[1]!.event;
+      assert.equal(replaced.event, 'replaced');
+      assert.equal(replaced.replaced_by, replacement.txid);
+    });
+
+    test('replaced by a transaction sent to the pool some other way: the event does not name it', async () => {
       const original = await node.buildTx({ feeRate: 3 });
       await submit(original.hex);
       await received(original.txid, ['accepted']);
@@ -141,7 +153,8 @@ for (const engine of testDatabases()) {
       await received(original.txid, ['accepted', 'replaced']);
       const replaced = eventsOf(original.txid)[1]!.event;
       assert.equal(replaced.event, 'replaced');
-      assert.equal(replaced.replaced_by, replacement.txid);
+      assert.equal(replaced.replaced_by, undefined);
+      assert.doesNotMatch(JSON.stringify(eventsOf(original.txid)), new RegExp(replacement.txid), 'neither the field nor the reason names it');
     });
 
     test('a receiver that was down gets what it missed when it is back, in order and once each', async () => {

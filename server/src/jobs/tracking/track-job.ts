@@ -6,6 +6,7 @@ import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { enqueueJob } from '../job-queue.ts';
 import { jobDone, runAgainAfter, type JobHandler, type JobOutcome } from '../job-runner.ts';
+import { publicNodeReason } from '../../modules/disclosure/public-disclosure.ts';
 import { confirmInBlock, countRebroadcast, loadTracked, readCursor, settle, trackedStatuses, type Settlement } from './tracked-records.ts';
 
 /**
@@ -25,6 +26,9 @@ import { confirmInBlock, countRebroadcast, loadTracked, readCursor, settle, trac
  *   expiry, a full mempool). It is handed back; if the node refuses it now,
  *   it is evicted, with the node's reason.
  */
+
+/** A replaced transaction's outcome reason, as webhook receivers read it. */
+export const REPLACED_REASON = 'replaced by another transaction spending the same inputs';
 
 export interface TrackJobDeps {
   db: Queryable;
@@ -93,7 +97,8 @@ export function createTrackJob(deps: TrackJobDeps): JobHandler {
   async function whyGone(txid: string, hex: string): Promise<Settlement | 'wait' | undefined> {
     const outpoints = decodeTxHex(hex).inputs.map((i) => ({ txid: i.txid, vout: i.vout }));
     const replacer = await mempoolSpender(rpc, txid, outpoints);
-    if (replacer) return { status: 'replaced', replacedBy: replacer, reason: `replaced by ${replacer}` };
+    // The reason reaches webhook receivers: it names no transaction (replaced_by does, when the public may read it).
+    if (replacer) return { status: 'replaced', replacedBy: replacer, reason: REPLACED_REASON };
 
     // gettxout including the mempool: null for an output spent, or whose transaction is nowhere.
     const outputs = await rpc.batch<unknown>(outpoints.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, true] })));
@@ -115,7 +120,7 @@ export function createTrackJob(deps: TrackJobDeps): JobHandler {
     } catch (error) {
       if (!(error instanceof RpcError)) throw error; // the node is unreachable: try again later
       if (error.code === RpcCode.VERIFY_ALREADY_IN_CHAIN) return scanFirst();
-      await settle(db, txid, { status: 'evicted', reason: error.message });
+      await settle(db, txid, { status: 'evicted', reason: publicNodeReason(error.message, new Set([txid])) });
       log.info({ txid, reason: error.message }, 'The node refused a tracked transaction it had dropped');
       return jobDone;
     }

@@ -72,7 +72,9 @@ export async function loadEmailSubscription(db: Queryable, id: number): Promise<
     id: string; txid: string; email: string; attempts: number; first_attempt_at: Date | null;
     status: string | null; block_height: number | null; block_hash: string | null; replaced_by: string | null;
   }>(
-    `SELECT s.id, s.txid, s.email, s.attempts, s.first_attempt_at, r.status, r.block_height, r.block_hash, r.replaced_by
+    // The replacement is named only when the portal accepted it (portal_accepted, migration 023): an email is a public answer.
+    `SELECT s.id, s.txid, s.email, s.attempts, s.first_attempt_at, r.status, r.block_height, r.block_hash,
+            CASE WHEN portal_accepted(r.replaced_by) THEN r.replaced_by END AS replaced_by
      FROM email_subscriptions s
      LEFT JOIN LATERAL (
        SELECT status, block_height, block_hash, replaced_by FROM tx_submissions WHERE txid = s.txid AND status IN ${FINAL}

@@ -3,6 +3,8 @@ import { mempoolSpender } from '../../bitcoin/mempool-spender.ts';
 import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { publicReplacer } from '../disclosure/public-disclosure.ts';
+import { recordedTxids } from '../submission/portal-records.repository.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**
@@ -12,7 +14,9 @@ import type { StatusResponse } from './status.schemas.ts';
  *   Core 24+): replaced, by that transaction (BIP 125 replace-by-fee, or
  *   full RBF). Remembered in tx_submissions.replaced_by, because once the
  *   replacement is mined no RPC can name it (the node keeps no spent-output
- *   index);
+ *   index). The answer names it only when the portal accepted it: a
+ *   replacement sent to the pool some other way is private, and is said
+ *   without its id;
  * - an input spent in the chain (gettxout answers null): a conflicting
  *   transaction was mined; the replacement when one was remembered;
  * - every input unspent: the node dropped it (mempool expiry, or the
@@ -31,7 +35,17 @@ export const REMOVAL_MESSAGES: Record<Removal['reason'], string> = {
   unknown: 'It left the mempool without being mined (replaced or evicted).',
 };
 
+/** Replaced by a transaction a public answer may not name (modules/disclosure/public-disclosure.ts). */
+export const REPLACED_ELSEWHERE_MESSAGE =
+  'It was replaced by a transaction not submitted here, spending the same inputs (replace-by-fee); the replacement is the one that can be mined.';
+
 export const removal = (reason: Removal['reason'], replacedBy: string | null = null): Removal => ({ reason, replaced_by: replacedBy, message: REMOVAL_MESSAGES[reason] });
+
+/** Replaced: named when the portal accepted the replacement, said without its id otherwise. */
+async function replacedRemoval(db: Queryable, replacer: string): Promise<Removal> {
+  const named = await publicReplacer((txids) => recordedTxids(db, txids), replacer);
+  return named ? removal('replaced', named) : { reason: 'replaced', replaced_by: null, message: REPLACED_ELSEWHERE_MESSAGE };
+}
 
 export async function findRemoval(deps: { db: Queryable; rpc: RpcClient; log: Logger }, txid: string, recorded: { tx_hex: string; replaced_by: string | null }): Promise<Removal> {
   const { db, rpc, log } = deps;
@@ -43,11 +57,11 @@ export async function findRemoval(deps: { db: Queryable; rpc: RpcClient; log: Lo
         .query(`UPDATE tx_submissions SET status = 'replaced', replaced_by = $2, updated_at = now() WHERE txid = $1 AND status IN ('accepted', 'replaced')`, [txid, replacer])
         .catch((error: unknown) => log.warn({ err: (error as Error).message, txid }, 'Could not record the replacing transaction'));
     }
-    return removal('replaced', replacer);
+    return await replacedRemoval(db, replacer);
   }
   // gettxout without the mempool: null for an output spent in the chain (or never there).
   const outputs = await rpc.batch<unknown>(outpoints.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
   const spentInChain = outputs.some((o) => o.ok && o.result === null);
-  if (spentInChain) return recorded.replaced_by ? removal('replaced', recorded.replaced_by) : removal('conflicted');
+  if (spentInChain) return recorded.replaced_by ? await replacedRemoval(db, recorded.replaced_by) : removal('conflicted');
   return removal('evicted');
 }

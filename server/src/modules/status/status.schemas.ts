@@ -74,7 +74,7 @@ export const StatusResponse = Type.Object({
   removal: Nullable(
     Type.Object({
       reason: RemovalReason,
-      replaced_by: Nullable(Type.String({ description: 'The txid of the transaction that replaced it, when known' })),
+      replaced_by: Nullable(Type.String({ description: 'The txid of the transaction that replaced it, when the portal accepted that transaction; null when it was sent to the pool some other way (private until mined: the message then says "a transaction not submitted here")' })),
       message: Type.String(),
     }),
   ),

@@ -19,8 +19,8 @@ import type { StatusResponse } from './status.schemas.ts';
  * and what replaced it). Unknown to all of them: 404.
  *
  * The pool's mempool is private until mined (SPEC.md section 1): only
- * transactions the portal recorded (a submission, a package member, an
- * attempt kept as failed) are looked up in the mempool. Any other txid is
+ * transactions the node accepted from the portal (a settled submission, a
+ * package member, an attempt that timed out) are looked up in the mempool. Any other txid is
  * answered from the chain alone, mined or 404, and by the same calls whether
  * or not the node holds it, so neither the answer nor the work behind it
  * says that it does. Which transactions are the portal's is decided in one

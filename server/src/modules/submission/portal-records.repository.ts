@@ -2,23 +2,27 @@ import type { Queryable } from '../../db/database.ts';
 
 /**
  * Which transactions are the portal's own: the one rule that keeps the
- * pool's mempool private until mined (SPEC.md section 1). A transaction is
- * the portal's when it was submitted here (a submission row, pending or
- * settled), as a member of a package the node took, or as an attempt kept
- * as failed. Every public answer about the mempool (status-check, the
- * pricing of parse-tx and submit-tx, the reasons a submission is refused)
- * looks into the node's mempool only for these; any other transaction the
- * node holds is answered as if it did not exist.
+ * pool's mempool private until mined (README, "How a submission is
+ * judged"). A transaction is the portal's when the node accepted it from
+ * the portal: a submission row past 'pending', a member of a package the
+ * node took, or an attempt that timed out while the node may have taken
+ * it. A 'pending' row (the node is still judging it) and an attempt the
+ * node refused are not: a stranger can make either with any hex. Every
+ * public answer about the mempool (status-check, the pricing of parse-tx
+ * and submit-tx, the reasons a submission is refused, webhooks, emails)
+ * looks into the node's mempool, or names a transaction, only for these;
+ * any other transaction the node holds is answered as if it did not exist.
+ *
+ * The rule itself is the SQL function portal_accepted (migration 023), so
+ * that the database's own triggers (webhook payloads) apply it too.
  */
 
-/** SQL that is true when the text expression `txid` names a transaction the portal recorded. */
+/** SQL that is true when the text expression `txid` names a transaction the node accepted from the portal. */
 export function recordedByPortal(txid: string): string {
-  return `(EXISTS (SELECT 1 FROM tx_submissions portal_s WHERE portal_s.txid = ${txid})
-    OR EXISTS (SELECT 1 FROM package_tx_outcomes portal_p WHERE portal_p.txid = ${txid})
-    OR EXISTS (SELECT 1 FROM failed_txs portal_f WHERE portal_f.txid = ${txid}))`;
+  return `portal_accepted(${txid})`;
 }
 
-/** Those of `txids` the portal recorded. One query, whatever the answer. */
+/** Those of `txids` the node accepted from the portal. One query, whatever the answer. */
 export async function recordedTxids(db: Queryable, txids: readonly string[]): Promise<Set<string>> {
   if (txids.length === 0) return new Set();
   const { rows } = await db.query<{ txid: string }>(

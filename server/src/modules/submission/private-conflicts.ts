@@ -40,7 +40,7 @@ export const PRIVATE_CONFLICT_MESSAGE = "The transaction conflicts with a transa
  * Used only when the conflicting transactions cannot be looked up: then
  * these are hidden, and any other reason is told.
  */
-const CONFLICT_REASONS =
+export const CONFLICT_REASONS =
   /txn-mempool-conflict|insufficient fee|replacement-adds-unconfirmed|too many potential replacements|too-many-replacements|bad-txns-spends-conflicting-tx|less fees than conflicting|package RBF failed|does not improve feerate diagram|bip125-replacement-disallowed/;
 
 /** Outpoints per gettxspendingprevout call and transactions per descendants batch. */

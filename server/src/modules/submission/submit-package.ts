@@ -15,6 +15,7 @@ import { PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
 import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
+import { publicPackageResult } from '../disclosure/public-disclosure.ts';
 
 /**
  * A package submitted (submitpackage): every member priced on its own (no
@@ -48,8 +49,10 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
     throw await service.conflicts.refusal(error, txs);
   }
   await keepAccepted(service, result, priced, hexes, clientCode, ctx, options);
-  if (result.package_msg !== 'success') await refuseFailed(service, result, txs, failure);
-  return { status: 'success', message: result.package_msg, result, ...notice(ctx) };
+  // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
+  const shown = await publicPackageResult(service.portalTxids, result);
+  if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, failure);
+  return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx) };
 }
 
 /** The price context and each member's price; refused (422) when a fee cannot be known or is negative. */
@@ -105,16 +108,16 @@ async function keepAccepted(service: SubmissionContext, result: SubmitPackageRes
   await recorded;
 }
 
-/** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422). */
-async function refuseFailed(service: SubmissionContext, result: SubmitPackageResult, txs: DecodedTx[], failure: PackageFailure): Promise<never> {
+/** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */
+async function refuseFailed(service: SubmissionContext, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: PackageFailure): Promise<never> {
   const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
   const reasons = errors.join('; ') || result.package_msg;
   await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
   const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
   // Each reason in plain words, the node's after it (bitcoin/reject-reasons.ts).
-  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(result) });
+  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown) });
   // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
-  throw new ApiError(422, message, { result: withoutReasons(result, message) }, staffDetail);
+  throw new ApiError(422, message, { result: withoutReasons(shown, message) }, staffDetail);
 }
 
 /** A submitpackage result with every refused member's reason in plain words. */

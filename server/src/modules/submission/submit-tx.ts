@@ -107,8 +107,12 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
   }
 
   // Accepted: the row becomes 'accepted' (or is written, or spooled to disk
-  // when the database is down). With the pending row in place that can
-  // finish after the answer; without it, the answer waits for it.
+  // when the database is down) before the answer. Until then the
+  // transaction is not the portal's for any public answer (a 'pending' row
+  // is anyone's to make: portal-records.repository.ts), so a caller who
+  // heard "success" must find it recorded. With the pending row in place a
+  // failure to record still answers success (the block scan settles the
+  // row later); without it, the failure is the answer.
   const recorded = records.track(
     holdsOurCopy(service, tx).then(async (ours) => {
       if (ours) return records.keep({ kind: 'tx', submission });
@@ -116,7 +120,7 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
     }),
   );
   if (claimed.status === 'rejected') await recorded;
-  else recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
+  else await recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
   // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
   noteStandardness(service, [{ tx, hex }], recorded);
 }

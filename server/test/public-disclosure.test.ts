@@ -1,0 +1,142 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { btcToSats } from '../src/bitcoin/amounts.ts';
+import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import { REMOVAL_MESSAGES, REPLACED_ELSEWHERE_MESSAGE } from '../src/modules/status/removal-finder.ts';
+import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
+import { unsignedSpendOf } from './helpers/keyless-spends.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
+import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
+import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+
+/**
+ * An anonymous answer names only transactions the node accepted from the
+ * portal, or that are mined (modules/disclosure/public-disclosure.ts).
+ * Each case is an attack an outside review ran against a live portal:
+ * - a submission still 'pending' with the node is not the portal's yet: a
+ *   stranger polling the status of an unsigned spend of a public outpoint
+ *   while the node judges it must not learn which private transaction
+ *   spends that outpoint;
+ * - the portal's transaction replaced by a private one: said, without the
+ *   replacement's txid, in both status APIs;
+ * - a package replacing a private transaction: the node's
+ *   `replaced-transactions` does not reach the caller.
+ * The private transaction is sent straight to the node, as a pool's other
+ * channels (its own wallet, a private relay) do.
+ */
+
+type StatusBody = StatusResponse & { status?: string; message?: string };
+
+let node: TestNode;
+before(async () => {
+  node = await startTestNode();
+  await node.ensureUtxos(30);
+});
+after(async () => node?.stop());
+
+for (const engine of testDatabases()) {
+  describe(`public answers name only the portal's transactions (${engine.name})`, () => {
+    let db: TestDatabase;
+    let t: TestApp;
+
+    before(async () => {
+      db = await engine.open();
+      t = await startTestApp(node, db);
+    });
+    after(async () => {
+      await t?.close();
+      await db?.close();
+    });
+
+    const status = (txid: string) => get<StatusBody>(t.app, `/rest-api/status-check?tx_id=${txid}`);
+    const apiStatus = (txid: string) => get<Record<string, unknown>>(t.app, `/api/transactions/status?tx_id=${txid}`);
+
+    test('a pending row is not the portal\'s: its status names no private spender of its inputs', async () => {
+      // X: a confirmed output; P: the pool's private spend of it.
+      const funding = await node.buildTx({ feeRate: 5 });
+      await node.rpc.call('sendrawtransaction', [funding.hex]);
+      await node.mine(1);
+      const value = decodeTxHex(funding.hex).outputs[0]!.value;
+      const privateSpend = await node.buildChild({ parentHex: funding.hex, vout: 0, feeRate: 8 });
+      await node.rpc.call('sendrawtransaction', [privateSpend.hex]);
+
+      // T: the stranger's unsigned spend of X, caught while the node judges it
+      // (the row submit-tx writes before the node answers, held open here).
+      const probe = unsignedSpendOf(funding.txid, 0, value);
+      const probeTx = decodeTxHex(probe);
+      await db.query(
+        `INSERT INTO tx_submissions (txid, wtxid, tx_hex, size, vsize, weight, fee, fee_rate, functional_rate, market_rate, threshold_rate, multiplier, status, claim)
+         VALUES ($1, $2, $3, $4, $5, $6, 10000, 50, 50, 1, 2, 50, 'pending', gen_random_uuid())`,
+        [probeTx.txid, probeTx.wtxid, probe, probeTx.size, Math.ceil(probeTx.weight / 4), probeTx.weight],
+      );
+
+      const rest = await status(probeTx.txid);
+      assert.equal(rest.statusCode, 404, JSON.stringify(rest.body));
+      assert.doesNotMatch(JSON.stringify(rest.body), new RegExp(privateSpend.txid));
+      const api = await apiStatus(probeTx.txid);
+      assert.doesNotMatch(JSON.stringify(api.body), new RegExp(privateSpend.txid));
+    });
+
+    test('replaced by a transaction sent to the pool some other way: said without its txid, in both APIs', async () => {
+      const original = await node.buildTx({ feeRate: 4 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
+      await t.records.idle();
+      const replacement = await node.buildReplacement(original.hex, 20);
+      await node.rpc.call('sendrawtransaction', [replacement.hex]);
+
+      const rest = await status(original.txid);
+      assert.equal(rest.statusCode, 200);
+      assert.deepEqual(rest.body.removal, { reason: 'replaced', replaced_by: null, message: REPLACED_ELSEWHERE_MESSAGE });
+      assert.doesNotMatch(JSON.stringify(rest.body), new RegExp(replacement.txid));
+      const api = await apiStatus(original.txid);
+      assert.equal(api.body.replaced_by, null);
+      assert.doesNotMatch(JSON.stringify(api.body), new RegExp(replacement.txid));
+
+      // Still unnamed once mined: the row keeps it for staff, the answer does not read it.
+      await node.mine(1);
+      const later = await status(original.txid);
+      assert.doesNotMatch(JSON.stringify(later.body), new RegExp(replacement.txid));
+      const { rows } = await db.query<{ replaced_by: string }>('SELECT replaced_by FROM tx_submissions WHERE txid = $1', [original.txid]);
+      assert.equal(rows[0]?.replaced_by, replacement.txid, 'staff keep the node\'s answer');
+    });
+
+    test('replaced by a transaction submitted here: named', async () => {
+      const original = await node.buildTx({ feeRate: 4 });
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: original.hex })).body.status, 'success');
+      const replacement = await node.buildReplacement(original.hex, 20);
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: replacement.hex })).body.status, 'success');
+      await t.records.idle();
+      const rest = await status(original.txid);
+      assert.deepEqual(rest.body.removal, { reason: 'replaced', replaced_by: replacement.txid, message: REMOVAL_MESSAGES.replaced });
+      assert.equal((await apiStatus(original.txid)).body.replaced_by, replacement.txid);
+    });
+
+    test('a package replacing a private transaction does not name it', async () => {
+      const hidden = await node.buildTx({ feeRate: 3 });
+      await node.rpc.call('sendrawtransaction', [hidden.hex]);
+      const parent = await node.buildReplacement(hidden.hex, 30);
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 30 });
+      const res = await post<{ status: string; result?: Record<string, unknown> }>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex] });
+      // The node took the package (it replaced the private transaction), or refused it: either way the answer names only the package.
+      const mempool = await node.rpc.call<string[]>('getrawmempool');
+      assert.ok(mempool.includes(parent.txid) || res.statusCode === 422, JSON.stringify(res.body));
+      assert.doesNotMatch(JSON.stringify(res.body), new RegExp(hidden.txid));
+      if (mempool.includes(parent.txid)) {
+        assert.ok(!mempool.includes(hidden.txid), 'the package replaced the private transaction');
+        assert.deepEqual(res.body.result?.['replaced-transactions'] ?? [], []);
+      }
+    });
+
+    test('a private spend of a stranger\'s own coin is never named, whatever the coin is worth', async () => {
+      const funding = await node.buildTx({ feeRate: 5 });
+      await node.rpc.call('sendrawtransaction', [funding.hex]);
+      await node.mine(1);
+      const privateSpend = await node.buildChild({ parentHex: funding.hex, vout: 0, feeRate: 8 });
+      await node.rpc.call('sendrawtransaction', [privateSpend.hex]);
+      const value = btcToSats((await node.rpc.call<{ value: number } | null>('gettxout', [funding.txid, 0, false]))!.value);
+      const res = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: unsignedSpendOf(funding.txid, 0, value) });
+      assert.equal(res.statusCode, 422);
+      assert.doesNotMatch(JSON.stringify(res.body), new RegExp(privateSpend.txid));
+    });
+  });
+}
