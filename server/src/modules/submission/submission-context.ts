@@ -41,6 +41,12 @@ export interface SubmissionDeps {
 export interface SubmitOptions {
   /** A staff retry keeps the time the user first submitted (ISO 8601). */
   createdAt?: string;
+  /**
+   * Answer only once the accepted record is written to the database or
+   * spooled (a user's answer does not wait for it): a staff retry reads the
+   * record before it calls the failure resolved.
+   */
+  waitForRecord?: boolean;
 }
 
 export interface SubmissionContext extends SubmissionDeps {
