@@ -32,7 +32,7 @@ export async function generateOpenApi(): Promise<object> {
       health: () => unused('mempool engine'),
     },
     settings: { get: () => unused('settings'), invalidate: () => {} },
-    records: { keep: () => unused('records'), drain: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },
+    records: { keep: () => unused('records'), drain: () => unused('records'), spooled: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },
     audit: { push: () => {}, flush: async () => {}, close: async () => {}, stats: () => ({ queued: 0, written: 0, dropped: 0, failedWrites: 0 }) },
     log: { info: () => {}, warn: () => {}, error: () => {} },
     staff: {

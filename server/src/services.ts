@@ -84,7 +84,7 @@ export interface Adapters {
   /** Discount codes' generator (tests choose the codes); random without. */
   generateCode?: CodeGenerator;
   /** The background jobs' timings and their own logger (the services' without). */
-  jobs?: Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'log' | 'webhooks'> & { log?: Logger };
+  jobs?: Omit<PortalJobsDeps, 'db' | 'rpc' | 'mempool' | 'submission' | 'records' | 'log' | 'webhooks'> & { log?: Logger };
   /**
    * Webhook notifications (modules/notifications). `portalKey`: the key the
    * portal derives from AUTH_KEY_SECRET or DATA_DIR/auth-key.secret, from
@@ -188,7 +188,7 @@ export function createServices(adapters: Adapters): Services {
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
     emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
     jobs: createPortalJobs({
-      db, rpc, mempool, submission, log: jobsLog ?? log, ...jobTimings,
+      db, rpc, mempool, submission, records, log: jobsLog ?? log, ...jobTimings,
       webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },
       ...(adapters.mail ? { email: { mail: adapters.mail.sender, clock, ...adapters.mail } } : {}),
     }),

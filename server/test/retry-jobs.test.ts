@@ -96,6 +96,60 @@ for (const engine of testDatabases()) {
       }
     });
 
+    test('a retry whose record can only be spooled is not Resolved until the spool reaches the database', async () => {
+      // The records' database is down (a closed handle, its genuine error): the accepted record goes to the spool.
+      const closed = await engine.open();
+      await closed.close();
+      const recordsDb = { down: true, query: <T>(sql: string, params?: unknown[]) => (recordsDb.down ? closed : db).query<T>(sql, params), exec: (sql: string) => (recordsDb.down ? closed : db).exec(sql) };
+      const t = await startTestApp(node, db, { jobs: fastJobs, recordsDb: recordsDb as unknown as TestDatabase });
+      try {
+        const tx = await node.buildTx({ feeRate: 5 });
+        const { rows } = await db.query<{ id: number }>(
+          `INSERT INTO failed_txs (txid, tx_hex, submission_type, status, errors) VALUES ($1, $2, 'tx', 'Failed', ARRAY['The Bitcoin node is unreachable']) RETURNING id::int AS id`,
+          [tx.txid, tx.hex],
+        );
+        await queueRetries(db, [rows[0]!.id]);
+        // The retry has run to its end: the node took the transaction, its record waits in the spool.
+        await until(async () => (t.jobs!.runner.runs.retry ?? 0) === 1, async () => 'the retry job started');
+        await t.jobs!.runner.idle();
+        await t.records.idle();
+        assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'the node has it');
+        assert.equal((await submission(tx.txid))?.status, 'pending', 'recorded as accepted only in the spool');
+        assert.equal((await failed(tx.txid))?.status, 'Retrying', 'not Resolved while its submission is not recorded');
+
+        // The database is back: the spool is written, and the same statement resolves the failure.
+        recordsDb.down = false;
+        await until(async () => (await submission(tx.txid))?.status === 'accepted', async () => JSON.stringify(await submission(tx.txid)));
+        assert.equal((await failed(tx.txid))?.status, 'Resolved');
+      } finally {
+        await t.close();
+        await node.mine(1);
+      }
+    });
+
+    test('a retry the node holds but the portal does not record (its fee below the rate now) is Failed again, not Resolved', async () => {
+      const t = await startTestApp(node, db, { jobs: fastJobs });
+      try {
+        // It reached the node while the portal's request timed out; at 1 sat/vB it pays less than the portal asks.
+        const tx = await node.buildTx({ feeRate: 1 });
+        await node.rpc.call('sendrawtransaction', [tx.hex]);
+        const { rows } = await db.query<{ id: number }>(
+          `INSERT INTO failed_txs (txid, tx_hex, submission_type, status, errors) VALUES ($1, $2, 'tx', 'Timeout', ARRAY['The Bitcoin node did not answer in time']) RETURNING id::int AS id`,
+          [tx.txid, tx.hex],
+        );
+        await queueRetries(db, [rows[0]!.id]);
+        await until(async () => (await failed(tx.txid))?.status !== 'Retrying', async () => JSON.stringify(await failed(tx.txid)));
+        const row = await failed(tx.txid);
+        assert.equal(await submission(tx.txid), undefined, 'nothing recorded as submitted');
+        assert.equal(row?.status, 'Failed', 'a failure with no submission recorded is not Resolved');
+        assert.equal(row.attempts, 2);
+        assert.match(row.errors[1]!, /no submission of it was recorded/);
+      } finally {
+        await t.close();
+        await node.mine(1);
+      }
+    });
+
     test('two server instances on one database run each queued retry once', async () => {
       const txs = await Promise.all(Array.from({ length: 24 }, () => node.buildTx({ feeRate: 4 })));
       const ids: number[] = [];

@@ -82,6 +82,9 @@ for (const engine of testDatabases()) {
       const res = await status(t, rich.txid);
       assert.equal(res.statusCode, 200);
       const entry = await node.rpc.call<MempoolEntry>('getmempoolentry', [rich.txid]);
+      // First seen: when the portal accepted it (its submission row), not the node's entry time.
+      const accepted = (await db.query<{ at: Date }>('SELECT created_at AS at FROM tx_submissions WHERE txid = $1', [rich.txid])).rows[0]!.at;
+      const firstSeen = Math.floor(accepted.getTime() / 1000);
       const body = res.body;
       assert.equal(body.state, 'in_mempool');
       assert.deepEqual(
@@ -92,7 +95,7 @@ for (const engine of testDatabases()) {
           fee: btcToSats(entry.fees.base),
           size: rich.hex.length / 2,
           vsize: entry.vsize,
-          firstSeen: entry.time,
+          firstSeen,
           position: { block: 0 },
           status: { confirmed: false, block_hash: null, block_height: null, block_time: null },
         },
@@ -126,7 +129,7 @@ for (const engine of testDatabases()) {
       assert.deepEqual(mined.body.transaction.status, { confirmed: true, block_hash: hash, block_height: header.height, block_time: header.time });
       assert.equal(mined.body.transaction.fee, rich.fee);
       assert.equal(mined.body.transaction.position.block, null);
-      assert.equal(mined.body.transaction.firstSeen, entry.time);
+      assert.equal(mined.body.transaction.firstSeen, firstSeen);
     });
 
     test('odds follow the pool settings: none recognised by a tag never mined, a share by payout address', async () => {
@@ -274,6 +277,56 @@ for (const engine of testDatabases()) {
       assert.equal(mined.body.transaction.fee, direct.fee);
       // When it entered the private mempool is the pool's to keep: the chain says only when it was mined.
       assert.equal(mined.body.transaction.firstSeen, null);
+    });
+
+    test('first seen is when the portal accepted it, not when the node got it through another channel', async () => {
+      await emptyMempool();
+      const tx = await node.buildTx({ feeRate: 6 });
+      const parent = await node.buildTx({ feeRate: 3 });
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 8 });
+      // Sent straight to the node an hour "earlier" (the node's clock held back), so its entry time is far from now.
+      const nodeNow = (await node.rpc.call<{ time: number }>('getblockheader', [await node.rpc.call<string>('getbestblockhash')])).time;
+      const hourAgo = Math.min(nodeNow, Math.floor(Date.now() / 1000)) - 3600;
+      await node.rpc.call('setmocktime', [hourAgo]);
+      try {
+        for (const hex of [tx.hex, parent.hex, child.hex]) await node.rpc.call('sendrawtransaction', [hex]);
+      } finally {
+        await node.rpc.call('setmocktime', [0]);
+      }
+      const entry = await node.rpc.call<MempoolEntry>('getmempoolentry', [tx.txid]);
+      assert.equal(entry.time, hourAgo, 'the node took it an hour before the portal');
+      // The engine holds it too, with the node's time, before anyone submits it here.
+      await until(async () => (await t.mempool.view()).transaction(child.txid)?.projected === true, async () => 'the engine projects them');
+
+      const before = Math.floor(Date.now() / 1000);
+      const submitted = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      assert.equal(submitted.body.status, 'success', submitted.body.message);
+      const packaged = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex] });
+      assert.equal(packaged.body.status, 'success', packaged.body.message);
+      await t.records.idle();
+      const seconds = async (sql: string, txid: string) => Math.floor(((await db.query<{ at: Date }>(sql, [txid])).rows[0]!.at).getTime() / 1000);
+      const accepted = await seconds('SELECT created_at AS at FROM tx_submissions WHERE txid = $1', tx.txid);
+      const packagedAt = await seconds('SELECT created_at AS at FROM package_submissions WHERE txids @> ARRAY[$1]::text[]', parent.txid);
+      assert.ok(accepted >= before && packagedAt >= before, `recorded at ${accepted} and ${packagedAt}, submitted from ${before}`);
+
+      for (const [txid, portalTime] of [[tx.txid, accepted], [parent.txid, packagedAt], [child.txid, packagedAt]] as const) {
+        const first = await status(t, txid);
+        assert.equal(first.body.state, 'in_mempool');
+        assert.equal(first.body.transaction.firstSeen, portalTime, `${txid}: the portal's acceptance, not the node's ${entry.time}`);
+        // Asked again: answered from what the service remembers, the same time.
+        assert.equal((await status(t, txid)).body.transaction.firstSeen, portalTime);
+        const publicAnswer = await get<{ first_seen: number | null }>(t.app, `/api/transactions/status?tx_id=${txid}`);
+        assert.equal(publicAnswer.body.first_seen, portalTime);
+      }
+
+      // Mined: still the portal's time, although the engine remembers the node's.
+      await node.mine(1);
+      await t.mempool.view();
+      for (const [txid, portalTime] of [[tx.txid, accepted], [child.txid, packagedAt]] as const) {
+        const mined = await status(t, txid);
+        assert.equal(mined.body.state, 'confirmed');
+        assert.equal(mined.body.transaction.firstSeen, portalTime, `${txid} once mined`);
+      }
     });
 
     test('mined straight into a block, never in a mempool the portal saw: found in the chain', async () => {

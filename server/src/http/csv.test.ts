@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parseCsv } from '../../test/helpers/submission-fixtures.ts';
 import { csvCell, csvFileTimestamp, csvRow, csvStream, escapeCsvField, neutraliseFormula } from './csv.ts';
 
-test('fields with a comma, a double quote, CR or LF are quoted, inner quotes doubled; others are left alone', () => {
+test('fields with a comma, a semicolon, a tab, a double quote, CR or LF are quoted, inner quotes doubled; others are left alone', () => {
   assert.equal(escapeCsvField('plain'), 'plain');
   assert.equal(escapeCsvField(''), '');
   assert.equal(escapeCsvField('a,b'), '"a,b"');
@@ -11,7 +11,30 @@ test('fields with a comma, a double quote, CR or LF are quoted, inner quotes dou
   assert.equal(escapeCsvField('"'), '""""');
   assert.equal(escapeCsvField('line\nbreak'), '"line\nbreak"');
   assert.equal(escapeCsvField('line\r\nbreak'), '"line\r\nbreak"');
-  assert.equal(escapeCsvField("it's; fine"), "it's; fine");
+  assert.equal(escapeCsvField("it's fine"), "it's fine");
+  // Spreadsheets whose list separator is ';' (or that read tabs as one) would split these.
+  assert.equal(escapeCsvField("it's; fine"), `"it's; fine"`);
+  assert.equal(escapeCsvField('a\tb'), '"a\tb"');
+});
+
+test('a separator other than the comma cannot start a formula in a new cell', () => {
+  // In a spreadsheet whose list separator is ';', unquoted, this would be two
+  // cells, the second one the formula =cmd|' /C calc'!A0 (OWASP, "CSV Injection").
+  const payload = "x;=cmd|' /C calc'!A0";
+  assert.equal(csvCell(payload), `"x;=cmd|' /C calc'!A0"`);
+  assert.equal(csvRow([payload, 'next']), `"x;=cmd|' /C calc'!A0",next\r\n`);
+  assert.deepEqual(parseCsv(csvRow([payload])), [[payload]]);
+  // Read with ';' as the separator, the quoted field is still one cell, so nothing in it begins a cell.
+  assert.deepEqual(splitQuoted(csvCell(payload), ';'), [payload]);
+  // The same behind a tab (tab-separated readers) and behind spaces.
+  for (const text of ['x\t=cmd|\' /C calc\'!A0', 'x; +1', 'x;\t@SUM(A1)', 'a;b;-1']) {
+    const cell = csvCell(text);
+    assert.ok(cell.startsWith('"') && cell.endsWith('"'), `${JSON.stringify(text)} is quoted: ${cell}`);
+    for (const separator of [';', '\t', ',']) assert.deepEqual(splitQuoted(cell, separator), [text], `${JSON.stringify(text)} split on ${JSON.stringify(separator)}`);
+  }
+  // A formula at the start and a separator later: neutralised and quoted (OWASP's own example).
+  assert.equal(csvCell('=1+2";=1+2'), `"'=1+2"";=1+2"`);
+  assert.equal(csvCell(`=1+2'" ;,=1+2`), `"'=1+2'"" ;,=1+2"`);
 });
 
 test('cells that a spreadsheet would run as a formula get a leading single quote', () => {
@@ -34,6 +57,29 @@ test('a formula behind leading spaces, tabs or line breaks is neutralised too', 
   // Read back through a CSV parser, the cell is the text with its quote, line breaks and all.
   assert.deepEqual(parseCsv(csvRow(['\n=HYPERLINK("http://x","y")', ' =cmd'])), [[`'\n=HYPERLINK("http://x","y")`, "' =cmd"]]);
 });
+
+/** Splits one CSV record on `separator` the way a spreadsheet does: separators inside double quotes do not count. */
+function splitQuoted(record: string, separator: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < record.length; i++) {
+    const char = record[i]!;
+    if (quoted) {
+      if (char === '"' && record[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"') quoted = true;
+    else if (char === separator) {
+      cells.push(cell);
+      cell = '';
+    } else cell += char;
+  }
+  cells.push(cell);
+  return cells;
+}
 
 test('numbers are written as numbers, empty values as empty fields', () => {
   assert.equal(csvCell(42), '42');

@@ -9,7 +9,12 @@ import { Type, type TSchema } from 'typebox';
  * Encoding follows RFC 4180: records end in CRLF; a field holding a comma, a
  * double quote, CR or LF is enclosed in double quotes, with each inner double
  * quote doubled. The first record is the header (the media type says so:
- * RFC 4180 section 3, `header=present`).
+ * RFC 4180 section 3, `header=present`). A field holding a semicolon or a tab
+ * is quoted too: spreadsheets set to a ';' list separator (most European
+ * locales) or reading tabs as one would otherwise split it there, and the
+ * piece after the separator becomes a cell of its own that can start a
+ * formula (`x;=cmd|' /C calc'!A0`). OWASP ("CSV Injection") asks for the same:
+ * a field holding a separator is wrapped in double quotes.
  *
  * Text cells are also neutralised against spreadsheet formula injection
  * (OWASP, "CSV Injection"): a cell that begins with =, +, -, @, a tab or a
@@ -34,8 +39,12 @@ export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 
 /** Characters that make a spreadsheet read the cell as a formula (OWASP), also behind any leading whitespace. */
 const FORMULA_START = /^(?:[\t\r]|\s*[=+\-@])/;
-/** Characters that need the field quoted (RFC 4180 section 2, rule 6). */
-const NEEDS_QUOTES = /[",\r\n]/;
+/**
+ * Characters that need the field quoted: RFC 4180 section 2, rule 6, plus the
+ * other list separators spreadsheets use (';' and tab), so that no part of a
+ * field can become a cell of its own.
+ */
+const NEEDS_QUOTES = /[",;\t\r\n]/;
 
 /** `text` with a leading ' when a spreadsheet would otherwise run it as a formula. */
 export function neutraliseFormula(text: string): string {

@@ -2,6 +2,7 @@ import type { RpcClient } from '../bitcoin/rpc-client.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { MempoolReader } from '../mempool/mempool-engine.ts';
+import type { RecordKeeper } from '../modules/submission/record-keeper.ts';
 import type { SubmissionService } from '../modules/submission/submission.service.ts';
 import { enqueueJob } from './job-queue.ts';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './job-runner.ts';
@@ -25,6 +26,8 @@ export interface PortalJobsDeps {
   rpc: RpcClient;
   mempool: MempoolReader;
   submission: Pick<SubmissionService, 'submitTx' | 'submitPackage'>;
+  /** Where the submissions' records wait when the database cannot take them (retries read it). */
+  records: Pick<RecordKeeper, 'spooled'>;
   log: Logger;
   runner?: Pick<JobRunnerOptions, 'concurrency' | 'pollMs' | 'leaseMs' | 'workerId'>;
   /** Between looks at a tracked transaction when no event came (default 10 min). */
@@ -57,7 +60,7 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
     handlers: {
       track: createTrackJob({ db, rpc, log, wake, ...(deps.recheckMs === undefined ? {} : { recheckMs: deps.recheckMs }) }),
       'scan-blocks': createScanBlocksJob({ db, rpc, log, ...(deps.pendingAfterMs === undefined ? {} : { pendingAfterMs: deps.pendingAfterMs }) }),
-      retry: createRetryJob({ db, submission: deps.submission, log }),
+      retry: createRetryJob({ db, submission: deps.submission, records: deps.records, log }),
       webhook: createWebhookJob({ db, log, ...deps.webhooks }),
       ...(deps.email ? { email: createEmailJob({ db, log, ...deps.email }) } : {}),
     },

@@ -1,17 +1,18 @@
 /**
- * Serialized sizes by txid, the newest `capacity` of them. A txid names one
+ * Serialized sizes by txid, the newest `capacity` of them (with whatever
+ * else of the portal's record goes with a size: T). A txid names one
  * transaction, so its size does not go stale. (A third party could relay
  * the same transaction with a different witness, hence another size, under
  * the same txid; the portal's own records have the same limit.)
  */
-export interface SizeMemo {
-  get(txid: string): number | undefined;
-  remember(txid: string, size: number): void;
+export interface SizeMemo<T = number> {
+  get(txid: string): T | undefined;
+  remember(txid: string, size: T): void;
 }
 
-export function createSizeMemo(capacity: number): SizeMemo {
+export function createSizeMemo<T = number>(capacity: number): SizeMemo<T> {
   // A Map iterates in insertion order: its first key is the oldest.
-  const sizes = new Map<string, number>();
+  const sizes = new Map<string, T>();
   return {
     get: (txid) => sizes.get(txid),
     remember(txid, size) {

@@ -9,6 +9,11 @@ import type { StatusResponse } from './status.schemas.ts';
  * The shapes of a status answer, one per place a transaction can be: in the
  * mempool (projected, or only just taken by the node), mined, or gone. Pure:
  * what to look up, and in which order, is status.service.ts's.
+ *
+ * `firstSeen` is always the portal's time (status.repository.ts
+ * portalRecordOf), never the node's: the mempool entry's `time`, and the
+ * engine's copy of it, say when the pool got the transaction by whatever
+ * channel, and the pool's mempool is private (SPEC.md section 1).
  */
 
 /** getrawtransaction's verbose answer, the fields a status needs. */
@@ -70,7 +75,7 @@ export const poolOddsOf = (odds: PoolOdds): Pick<StatusResponse, OddsFields> => 
 const UNCONFIRMED = { confirmed: false, block_hash: null, block_height: null, block_time: null };
 const NO_POSITION = { block: null, vsize: null };
 
-export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | undefined, recorded: RecordedSubmission | undefined, view: MempoolView): StatusAnswer {
+export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | undefined, recorded: RecordedSubmission | undefined, view: MempoolView, firstSeen: number | null): StatusAnswer {
   return {
     transaction: {
       txid,
@@ -79,7 +84,7 @@ export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | unde
       size: mined.tx.size,
       vsize: mined.tx.vsize,
       // Only for the portal's own: when a stranger's transaction entered the private mempool is not the chain's to tell.
-      firstSeen: recorded ? (gone?.firstSeen ?? unix(recorded.created_at)) : null,
+      firstSeen,
       position: NO_POSITION,
       status: { confirmed: true, block_hash: mined.tx.blockhash!, block_height: mined.height, block_time: mined.tx.blocktime ?? null },
     },
@@ -90,10 +95,10 @@ export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | unde
   };
 }
 
-export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null): StatusAnswer {
+export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null, firstSeen: number | null): StatusAnswer {
   if (tx?.projected) {
     return {
-      transaction: { txid, weight: tx.weight, fee: tx.fee, size, vsize: tx.vsize, firstSeen: tx.firstSeen, position: tx.position ?? NO_POSITION, status: UNCONFIRMED },
+      transaction: { txid, weight: tx.weight, fee: tx.fee, size, vsize: tx.vsize, firstSeen, position: tx.position ?? NO_POSITION, status: UNCONFIRMED },
       state: 'in_mempool',
       removal: null,
       market_rate: view.marketRate,
@@ -112,7 +117,7 @@ export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxVi
       fee,
       size,
       vsize,
-      firstSeen: tx?.firstSeen ?? entry!.time,
+      firstSeen,
       position: { block: functional >= view.marketRate ? 0 : null, vsize: null },
       status: UNCONFIRMED,
     },
@@ -144,7 +149,7 @@ export function recordedConfirmedAnswer(txid: string, recorded: RecordedSubmissi
 }
 
 /** Neither in the mempool nor mined: what the records and the engine's memory say of it, and why it left. */
-export function goneAnswer(txid: string, recorded: RecordedSubmission | undefined, gone: RemovedTx | undefined, why: Removal, view: MempoolView): StatusAnswer {
+export function goneAnswer(txid: string, recorded: RecordedSubmission | undefined, gone: RemovedTx | undefined, why: Removal, view: MempoolView, firstSeen: number | null): StatusAnswer {
   return {
     transaction: {
       txid,
@@ -152,7 +157,7 @@ export function goneAnswer(txid: string, recorded: RecordedSubmission | undefine
       fee: recorded?.fee ?? gone?.fee ?? null,
       size: recorded?.size ?? null,
       vsize: recorded?.vsize ?? gone?.vsize ?? null,
-      firstSeen: gone?.firstSeen ?? (recorded ? unix(recorded.created_at) : null),
+      firstSeen,
       position: NO_POSITION,
       status: UNCONFIRMED,
     },

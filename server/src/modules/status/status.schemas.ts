@@ -56,7 +56,7 @@ export const StatusResponse = Type.Object({
     fee: Nullable(Type.Integer({ description: 'sats (base fee)' })),
     size: Nullable(Type.Integer()),
     vsize: Nullable(Type.Integer({ description: "The node's sigop-adjusted virtual size" })),
-    firstSeen: Nullable(Type.Integer({ description: 'Unix seconds the node first saw it (for one no longer in the mempool: when it was submitted here)' })),
+    firstSeen: Nullable(Type.Integer({ description: 'Unix seconds the portal first accepted it (a failed attempt: when it was made); null for a transaction not submitted here' })),
     position: Type.Object({
       block: Nullable(Type.Integer({ description: '0 = in the next block the pool would build, 1 = the one after, …; null when not in the mempool or in no projected block' })),
       vsize: Nullable(Type.Integer({ description: 'vbytes from the start of its projected block up to and including it' })),

@@ -7,7 +7,7 @@ import { createBumpAdvisor } from './bump-advice.ts';
 import { createChainLookups } from './chain-lookups.ts';
 import { findRemoval, removal } from './removal-finder.ts';
 import { createSizeMemo } from './size-memo.ts';
-import { goneAnswer, inMempoolAnswer, minedAnswer, poolOddsOf, recordedConfirmedAnswer, type MempoolEntry } from './status-answers.ts';
+import { goneAnswer, inMempoolAnswer, minedAnswer, poolOddsOf, recordedConfirmedAnswer, unix, type MempoolEntry } from './status-answers.ts';
 import { portalRecordOf } from './status.repository.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
@@ -36,7 +36,8 @@ const CATCH_UP_MS = 2_000;
 /**
  * Transactions whose size the service remembers. A status page polls the
  * same transaction while it waits; its serialized size, read from the
- * portal's records or the node, is the one thing the engine does not hold.
+ * portal's records or the node, and when the portal first took it are the
+ * things the engine does not hold.
  */
 const SIZE_MEMO_ENTRIES = 10_000;
 
@@ -49,7 +50,7 @@ export interface StatusDeps {
 
 export function createStatusService(deps: StatusDeps) {
   const { db, rpc, mempool } = deps;
-  const sizes = createSizeMemo(SIZE_MEMO_ENTRIES);
+  const sizes = createSizeMemo<{ size: number; firstSeen: number | null }>(SIZE_MEMO_ENTRIES);
   const advisor = createBumpAdvisor(rpc);
   const node = createChainLookups(rpc);
 
@@ -71,14 +72,14 @@ export function createStatusService(deps: StatusDeps) {
   async function locate(txid: string): Promise<StatusResponse> {
     let view = await mempool.view();
     // Only transactions the portal recorded are remembered here, so a hit says nothing new.
-    const knownSize = sizes.get(txid);
-    let tx = knownSize === undefined ? undefined : view.transaction(txid);
-    if (tx?.projected && knownSize !== undefined) {
+    const remembered = sizes.get(txid);
+    let tx = remembered === undefined ? undefined : view.transaction(txid);
+    if (tx?.projected && remembered !== undefined) {
       // Waiting in the mempool, and its size already known: the engine answers alone, with no database or node call.
-      return { ...inMempoolAnswer(txid, view, tx, undefined, knownSize), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx)) };
+      return { ...inMempoolAnswer(txid, view, tx, undefined, remembered.size, remembered.firstSeen), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx)) };
     }
 
-    const { known, submission: recorded } = await portalRecordOf(db, txid);
+    const { known, submission: recorded, firstSeen: portalTime } = await portalRecordOf(db, txid);
     if (!known) return await fromChainOnly(txid, view);
     tx = view.transaction(txid);
     let entry: MempoolEntry | undefined;
@@ -91,21 +92,22 @@ export function createStatusService(deps: StatusDeps) {
       }
     }
     const poolOdds = poolOddsOf(await mempool.odds());
+    const firstSeen = portalTime ? unix(portalTime) : null;
 
     if (tx || entry) {
       const size = recorded?.size ?? (await node.rawSize(txid));
-      if (size !== null) sizes.remember(txid, size);
-      return { ...inMempoolAnswer(txid, view, tx, entry, size), ...poolOdds, ...(await bumpOf(view, tx)) };
+      if (size !== null) sizes.remember(txid, { size, firstSeen });
+      return { ...inMempoolAnswer(txid, view, tx, entry, size, firstSeen), ...poolOdds, ...(await bumpOf(view, tx)) };
     }
 
     // Not in the mempool: mined, or gone.
     const gone = mempool.removal(txid);
     const mined = await node.findMined(txid, gone);
-    if (mined) return { ...minedAnswer(txid, mined, gone, recorded, view), ...poolOdds };
+    if (mined) return { ...minedAnswer(txid, mined, gone, recorded, view, firstSeen), ...poolOdds };
     if (!recorded && !gone) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
     if (recorded?.status === 'confirmed') return { ...recordedConfirmedAnswer(txid, recorded, view), ...poolOdds };
     const why = recorded ? await findRemoval(deps, txid, recorded) : removal('unknown');
-    return { ...goneAnswer(txid, recorded, gone, why, view), ...poolOdds };
+    return { ...goneAnswer(txid, recorded, gone, why, view, firstSeen), ...poolOdds };
   }
 
   /**
@@ -128,7 +130,7 @@ export function createStatusService(deps: StatusDeps) {
       if (blockHash && blockHash !== remembered) mined = await node.minedIn(txid, blockHash);
     }
     if (!mined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
-    return { ...minedAnswer(txid, mined, gone, undefined, view), ...poolOddsOf(await mempool.odds()) };
+    return { ...minedAnswer(txid, mined, gone, undefined, view, null), ...poolOddsOf(await mempool.odds()) };
   }
 
   return { check };

@@ -99,6 +99,28 @@ for (const engine of testDatabases()) {
       await keeper.close();
     });
 
+    test('tells whether a record naming a transaction waits in the spool, until it is written', async () => {
+      const spoolFile = path.join(dir, 'which.jsonl');
+      const target = switchable(db, closed);
+      const keeper = createRecordKeeper({ db: target, spoolFile, log: quietLog, retryMs: 60_000 });
+      const members = [record(7).submission.txid, record(8).submission.txid];
+      assert.equal(await keeper.spooled(record(6).submission.txid), false, 'no spool at all');
+      target.down = true;
+      await keeper.keep(record(6));
+      await keeper.keep({
+        kind: 'package',
+        submission: {
+          packageHash: 'ab'.repeat(32), txids: members, txHexes: ['00', '00'], clientCode: null, discountCodeId: null,
+          totalSize: 200, totalVsize: 200, totalWeight: 800, totalFee: 600, feeRate: 3, marketRate: 1, multiplier: 3, packageMsg: 'success',
+        },
+      });
+      assert.deepEqual(await Promise.all([record(6), record(7), record(8), record(9)].map((r) => keeper.spooled(r.submission.txid))), [true, true, true, false]);
+      target.down = false;
+      assert.deepEqual(await keeper.drain(), { written: 2, remaining: 0 });
+      assert.deepEqual(await Promise.all([record(6), record(7)].map((r) => keeper.spooled(r.submission.txid))), [false, false]);
+      await keeper.close();
+    });
+
     test('a spool left by an earlier run is replayed by a new keeper', async () => {
       const spoolFile = path.join(dir, 'earlier.jsonl');
       await writeFile(spoolFile, `${JSON.stringify(record(4))}\n`);

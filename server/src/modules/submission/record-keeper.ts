@@ -23,6 +23,8 @@ export interface RecordKeeper {
   keep(record: AcceptedRecord): Promise<void>;
   /** Replays spooled records into the database; those that still fail stay spooled. */
   drain(): Promise<{ written: number; remaining: number }>;
+  /** Whether a record naming `txid` waits in the spool, not yet written to the database. */
+  spooled(txid: string): Promise<boolean>;
   /** Waits for every keep() under way, then one last replay. Whatever is left stays on disk for the next start. */
   close(): Promise<void>;
   /** Resolves once every keep() and tracked work under way has finished. */
@@ -141,6 +143,15 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
     });
   }
 
+  async function spooled(txid: string): Promise<boolean> {
+    // Under the lock: a replay under way has either written the record (and rewritten the spool) or not.
+    const lines = await exclusive(readSpool);
+    return lines.some((line) => {
+      const record = JSON.parse(line) as AcceptedRecord;
+      return record.kind === 'tx' ? record.submission.txid === txid : record.submission.txids.includes(txid);
+    });
+  }
+
   async function keep(record: AcceptedRecord): Promise<void> {
     try {
       await write(db, record);
@@ -168,6 +179,7 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
     keep: (record) => track(keep(record)),
     track,
     drain,
+    spooled,
     idle,
     async close() {
       await idle();

@@ -41,6 +41,13 @@ export interface SubmissionDeps {
 export interface SubmitOptions {
   /** A staff retry keeps the time the user first submitted (ISO 8601). */
   createdAt?: string;
+  /**
+   * Answer only once the accepted record is written to the database or
+   * spooled, and to hear when neither took it (a user's answer hears success
+   * all the same, the block scan settling the row later): a staff retry reads the
+   * record before it calls the failure resolved.
+   */
+  waitForRecord?: boolean;
 }
 
 export interface SubmissionContext extends SubmissionDeps {

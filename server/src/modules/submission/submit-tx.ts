@@ -59,7 +59,7 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
     multiplier: rate / ctx.snapshot.marketRate,
     createdAt: options.createdAt,
   };
-  await sendAndRecord(service, tx, hex, submission, failure);
+  await sendAndRecord(service, tx, hex, submission, failure, options);
   return { status: 'success', message: tx.txid, ...notice(ctx) };
 }
 
@@ -87,7 +87,7 @@ async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, c
  * is written meanwhile, as this request's pending claim, so that it exists
  * before the user hears "success" without a write after the node's answer.
  */
-async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: string, submission: NewSubmission, failure: TxFailure): Promise<void> {
+async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: string, submission: NewSubmission, failure: TxFailure, options: SubmitOptions): Promise<void> {
   const { rpc, db, records, log } = service;
   const claim = randomUUID();
   const [sent, claimed] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [validatedHex(hex)]), claimSubmission(db, submission, claim)]);
@@ -119,7 +119,7 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
       await releaseClaim(db, tx.txid, claim);
     }),
   );
-  if (claimed.status === 'rejected') await recorded;
+  if (claimed.status === 'rejected' || options.waitForRecord) await recorded;
   else await recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
   // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
   noteStandardness(service, [{ tx, hex }], recorded);
