@@ -39,7 +39,8 @@ function flipByte(hex: string, at: number): string {
 }
 
 describe('legacy signature digests', () => {
-  const rows = vector<Array<[string, string, number, number, string] | [string]>>('sighash-legacy.json').filter((row) => row.length === 5) as Array<[string, string, number, number, string]>;
+  type Row = [string, string, number, number, string];
+  const rows = vector<Array<Row | [string]>>('sighash-legacy.json').filter((row): row is Row => row.length === 5);
   it(`match Bitcoin Core's sighash.json (${rows.length} vectors, with OP_CODESEPARATOR, NONE, SINGLE and ANYONECANPAY)`, () => {
     assert.ok(rows.length >= 15);
     for (const [raw, script, index, hashType, expected] of rows) {

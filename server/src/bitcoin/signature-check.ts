@@ -50,10 +50,16 @@ export function scriptPushes(hex: string): Buffer[] | undefined {
     const op = script[pos++]!;
     let length: number;
     if (op >= 0x01 && op <= 0x4b) length = op;
-    else if (op === 0x4c && pos + 1 <= script.length) length = script.readUInt8(pos++);
-    else if (op === 0x4d && pos + 2 <= script.length) (length = script.readUInt16LE(pos)), (pos += 2);
-    else if (op === 0x4e && pos + 4 <= script.length) (length = script.readUInt32LE(pos)), (pos += 4);
-    else return undefined;
+    else if (op === 0x4c && pos + 1 <= script.length) {
+      length = script.readUInt8(pos);
+      pos += 1;
+    } else if (op === 0x4d && pos + 2 <= script.length) {
+      length = script.readUInt16LE(pos);
+      pos += 2;
+    } else if (op === 0x4e && pos + 4 <= script.length) {
+      length = script.readUInt32LE(pos);
+      pos += 4;
+    } else return undefined;
     if (pos + length > script.length) return undefined;
     pushes.push(script.subarray(pos, pos + length));
     pos += length;
@@ -150,6 +156,8 @@ function checkInput(cache: SighashCache, index: number): InputCheck {
   if ((m = P2SH.exec(script))) {
     // BIP16 P2SH wrapping P2WPKH (BIP141): the scriptSig pushes the redeem script 0x0014{key hash}, nothing else.
     const pushes = scriptPushes(input.scriptSig);
+    // No redeem script at all: no P2SH spend can pass.
+    if (pushes?.length === 0) return 'invalid';
     if (!pushes || pushes.length !== 1) return 'unsupported';
     const redeem = pushes[0]!;
     const inner = P2WPKH.exec(redeem.toString('hex'));

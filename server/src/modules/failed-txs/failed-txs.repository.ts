@@ -69,3 +69,24 @@ export async function listFailedTxs(db: Queryable, filters: FailedTxFilters, { l
   }
   return { records: rows, ids };
 }
+
+/** Rows one retention statement deletes at most: a long backlog goes in short statements, not one long lock. */
+const RETENTION_BATCH = 1_000;
+
+/**
+ * Deletes failed submissions nobody touched (no new failure, no retry) for
+ * `retentionDays` (FAILED_TX_RETENTION_DAYS), in batches through
+ * failed_txs_updated_at_idx; returns how many went.
+ */
+export async function deleteExpiredFailedTxs(db: Queryable, retentionDays: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await db.query(
+      `DELETE FROM failed_txs WHERE id IN (
+         SELECT id FROM failed_txs WHERE updated_at < now() - make_interval(days => $1::int) ORDER BY updated_at LIMIT ${RETENTION_BATCH})`,
+      [retentionDays],
+    );
+    deleted += rowCount ?? 0;
+    if ((rowCount ?? 0) < RETENTION_BATCH) return deleted;
+  }
+}
