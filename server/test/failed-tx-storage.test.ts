@@ -6,6 +6,7 @@ import { encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { DEFAULT_FAILURE_STORAGE } from '../src/modules/failed-txs/failed-tx-storage.ts';
 import { deleteExpiredFailedTxs } from '../src/modules/failed-txs/failed-txs.repository.ts';
 import { queueRetries } from '../src/modules/failed-txs/retry-queue.ts';
+import { MAX_KEPT_ERRORS, recordFailure } from '../src/modules/submission/submission.repository.ts';
 import type { App } from '../src/app.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { fundCoins, signedSpend, type WalletCoin } from './helpers/signed-spends.ts';
@@ -185,6 +186,18 @@ for (const engine of testDatabases()) {
       } finally {
         await t.close();
       }
+    });
+
+    test('one transaction failing again and again keeps only its latest 50 errors', async () => {
+      const failure = { txid: 'f'.repeat(64), txHex: '00', txHexes: null, submissionType: 'tx' as const, clientCode: null, status: 'Failed' as const, clientAddress: '192.0.2.9' };
+      for (let i = 1; i <= MAX_KEPT_ERRORS + 10; i++) {
+        assert.equal(await recordFailure(db, { ...failure, error: `attempt ${i}` }, DEFAULT_FAILURE_STORAGE), 'kept');
+      }
+      const [row] = await rows(failure.txid);
+      assert.equal(row?.errors.length, MAX_KEPT_ERRORS);
+      assert.equal(row.errors[0], 'attempt 11');
+      assert.equal(row.errors.at(-1), `attempt ${MAX_KEPT_ERRORS + 10}`);
+      await db.query('DELETE FROM failed_txs WHERE txid = $1', [failure.txid]);
     });
 
     test('failed submissions untouched past the retention are deleted by the periodic job, the others stay', async () => {
