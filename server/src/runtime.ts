@@ -248,8 +248,9 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       staff: { verifier: routeByIssuer(localIssuer, identity.verifier), issuer: localIssuer, signIn: { issuer: identity.issuer, clientId: config.identity.clientId } },
       metrics,
       bytesPerSigop: config.bytesPerSigop,
+      failureStorage: config.failedTxStorage,
       policy: policy.oracle,
-      jobs: { pendingAfterMs: config.pendingSettleMs },
+      jobs: { pendingAfterMs: config.pendingSettleMs, failedTxRetention: { retentionDays: config.failedTxStorage.retentionDays } },
       webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate },
       mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl } : undefined,
     });

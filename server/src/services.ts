@@ -10,6 +10,7 @@ import type { RpcClient } from './bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
 import type { Database, Queryable } from './db/database.ts';
 import { createPortalJobs, type PortalJobs, type PortalJobsDeps } from './jobs/portal-jobs.ts';
+import type { FailureStorageBound } from './modules/failed-txs/failed-tx-storage.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { MempoolReader } from './mempool/mempool-engine.ts';
@@ -79,6 +80,8 @@ export interface Adapters {
   metrics?: Metrics;
   /** The node's -bytespersigop (default 20), for the sigop-adjusted virtual size submissions are priced by. */
   bytesPerSigop?: number;
+  /** What one client address may make the portal store as failed submissions in a day (FAILED_TX_MAX_*_PER_ADDRESS_PER_DAY); the defaults without. */
+  failureStorage?: FailureStorageBound;
   /** The standard-policy oracle (modules/policy/): without it parse-tx says "unknown" for whether the public network would relay a transaction. */
   policy?: PolicyOracle | undefined;
   /** Discount codes' generator (tests choose the codes); random without. */
@@ -148,7 +151,7 @@ export function createServices(adapters: Adapters): Services {
   const { db, rpc, clock, mempool, settings, audit, records, log } = adapters;
   const metrics = adapters.metrics ?? createMetrics();
   // One submission service: the API and the jobs (tracking, retries) submit through the same path.
-  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy });
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage });
   const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
   const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
   const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };

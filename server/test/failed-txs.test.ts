@@ -111,7 +111,9 @@ for (const engine of testDatabases()) {
         {
           id: failedId(3),
           txid: txidOf('failed-3'),
-          tx_hex: `0200${txidOf('failed-3')}`,
+          // 68 characters: shortened to its first and last 24, the whole length beside it.
+          tx_hex: `0200${txidOf('failed-3').slice(0, 20)}…${txidOf('failed-3').slice(-24)}`,
+          tx_hex_length: 68,
           client_code: 'ACME',
           timestamp: day(3, 3),
           errors: ['mempool min fee not met, 100 < 200', 'mempool full'],
@@ -121,6 +123,24 @@ for (const engine of testDatabases()) {
         },
       ]);
       assert.equal((await list({ txid: txidOf('failed-5') })).body.result[0]!.client_code, null);
+    });
+
+    test("the list never carries a long hex whole: each row's whole hex is one request away", async () => {
+      const long = `02${'cd'.repeat(200_000)}ff`;
+      await db.query("UPDATE failed_txs SET tx_hex = $1 WHERE id = $2", [long, failedId(7)]);
+      const row = (await list({ txid: txidOf('failed-7') })).body.result[0]!;
+      assert.equal(row.tx_hex, `02${'cd'.repeat(11)}…${'cd'.repeat(11)}ff`);
+      assert.equal(row.tx_hex_length, 400_004);
+      const whole = await t.call<{ id: number; txid: string; tx_hex: string; tx_hexes: string[] | null } & ErrorBody>('GET', `/rest-api/txs/${failedId(7)}/hex`, { as: 'viewer' });
+      assert.equal(whole.statusCode, 200, whole.body.message);
+      assert.deepEqual(whole.body, { id: failedId(7), txid: txidOf('failed-7'), tx_hex: long, tx_hexes: null });
+      assert.equal((await t.call('GET', '/rest-api/txs/99999999/hex', { as: 'viewer' })).statusCode, 404);
+      assert.equal((await t.call('GET', `/rest-api/txs/${failedId(7)}/hex`, { as: 'nobody' })).statusCode, 401);
+      // A page of 100 such rows stays small.
+      await db.query('UPDATE failed_txs SET tx_hex = $1', [long]);
+      const page = await t.app.inject({ method: 'GET', url: '/rest-api/txs/view?limit=100', headers: { authorization: `Bearer ${t.tokens.viewer}` } });
+      console.log(`a page of ${page.json<FailedTxListResponse>().result.length} rows of 400,004 hex characters each is ${page.body.length} bytes`);
+      assert.ok(page.body.length < 100_000);
     });
 
     test('paging: later pages continue the order, a page past the end is empty, bad paging is refused', async () => {

@@ -146,13 +146,41 @@ for (const engine of testDatabases()) {
           client_code: 'ACME10',
           timestamp: '2024-05-01T03:00:00.000Z',
           txid: f.txid,
-          tx_hex: f.txHex,
+          // 80 characters: shortened to its first and last 24, the whole length beside it.
+          tx_hex: `${f.txHex.slice(0, 24)}…${f.txHex.slice(-24)}`,
+          tx_hex_length: 80,
           tx_size: 144,
           fee_rate: 351 / 144,
           total_fee: 351,
           multiplier: 351 / 144 / 1.8,
         } satisfies PulledTx,
       ]);
+    });
+
+    test('pages never carry a long hex whole: it is one request per row away, and the download keeps it whole', async () => {
+      const long: TxFixture = { txid: fakeTxid('long'), txHex: `02${'ab'.repeat(50_000)}00`, clientCode: 'LONG', vsize: 25_000, fee: 50_000, marketRate: 2, status: 'accepted', createdAt: '2024-08-02T00:00:00.000000Z' };
+      await insertTx(db, long);
+      try {
+        const { body } = await list({ client_code: 'LONG' });
+        const row = body.result[0] as PulledTx;
+        assert.equal(row.tx_hex, `02${'ab'.repeat(11)}…${'ab'.repeat(11)}00`);
+        assert.equal(row.tx_hex.length, 49);
+        assert.equal(row.tx_hex_length, 100_004);
+        const whole = await staffGet(t.app, `/rest-api/tx-puller/${row.id}/hex`, {}, viewerToken);
+        assert.equal(whole.statusCode, 200);
+        assert.deepEqual(whole.json(), { id: row.id, txids: [long.txid], txs_hex: [long.txHex] });
+        const csv = await request({ client_code: 'LONG', download: 'true' });
+        assert.ok(csv.body.includes(long.txHex), 'the download keeps the whole hex');
+      } finally {
+        await db.query('DELETE FROM tx_submissions WHERE id = $1', [long.id]);
+      }
+      const p = packages[4]!;
+      const members = await staffGet(t.app, `/rest-api/tx-puller/${p.id!}/hex`, { submission_type: 'package_submissions' }, viewerToken);
+      assert.deepEqual(members.json(), { id: p.id, txids: p.txids, txs_hex: p.txHexes });
+      assert.equal((await staffGet(t.app, '/rest-api/tx-puller/999999/hex', {}, viewerToken)).statusCode, 404);
+      const pending = txs.find((f) => f.status === 'pending')!;
+      assert.equal((await staffGet(t.app, `/rest-api/tx-puller/${pending.id!}/hex`, {}, viewerToken)).statusCode, 404, 'a pending row is not shown');
+      assert.equal((await staffGet(t.app, `/rest-api/tx-puller/${p.id!}/hex`, {}, null)).statusCode, 401);
     });
 
     test('filters: client code exactly, a txid in any case, dates inclusive at both ends; they combine', async () => {
@@ -195,7 +223,9 @@ for (const engine of testDatabases()) {
           client_code: 'BETA',
           timestamp: '2024-05-02T08:30:00.000Z',
           txids: p.txids,
+          // Six characters each: short enough to be shown whole.
           txs_hex: p.txHexes,
+          txs_hex_length: [6, 6, 6],
           tx_size: 308,
           fee_rate: 980 / 308,
           total_fee: 980,

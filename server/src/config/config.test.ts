@@ -260,3 +260,13 @@ test('standard-policy oracle: a node beside the embedded one by default, off on 
   assert.match(problemsOf({ REGTEST_POLICY_RPC_PORT: '18543' }).join('\n'), /must all differ/);
   assert.equal(parse({ REGTEST_POLICY_RPC_PORT: '18543', STANDARD_POLICY_NODE: 'off' }).standardPolicy.kind, 'off');
 });
+
+test('failed submissions: 25 rows and 8 MiB of hex per address a day, kept 30 days, by default; each settable, a retention under a day refused', () => {
+  assert.deepEqual(parse({}).failedTxStorage, { maxRowsPerAddressPerDay: 25, maxBytesPerAddressPerDay: 8_388_608, retentionDays: 30 });
+  assert.deepEqual(
+    parse({ FAILED_TX_MAX_ROWS_PER_ADDRESS_PER_DAY: '0', FAILED_TX_MAX_BYTES_PER_ADDRESS_PER_DAY: '1000000', FAILED_TX_RETENTION_DAYS: '7' }).failedTxStorage,
+    { maxRowsPerAddressPerDay: 0, maxBytesPerAddressPerDay: 1_000_000, retentionDays: 7 },
+  );
+  assert.equal(problemsOf({ FAILED_TX_RETENTION_DAYS: '0' }).length, 1);
+  assert.equal(problemsOf({ FAILED_TX_MAX_ROWS_PER_ADDRESS_PER_DAY: '-1', FAILED_TX_MAX_BYTES_PER_ADDRESS_PER_DAY: '1e6' }).length, 2);
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../http/http-timeouts.ts';
+import { DEFAULT_FAILED_TX_RETENTION_DAYS, DEFAULT_FAILURE_STORAGE, type FailureStorageBound } from '../modules/failed-txs/failed-tx-storage.ts';
 
 /**
  * Configuration is parsed once at start-up from one schema (DESIGN.md,
@@ -71,6 +72,9 @@ const EnvSchema = Type.Object({
   DEV_IDP_PORT: Port(18546, 'Port of the local development identity provider'),
   NODE_ENV: Type.Optional(Type.String({ description: "'production' refuses the local development identity provider" })),
   AUDIT_PAYLOAD_MAX_CHARS: Type.Integer({ minimum: 256, maximum: 1_000_000, default: 4096 }),
+  FAILED_TX_MAX_ROWS_PER_ADDRESS_PER_DAY: Type.Integer({ minimum: 0, maximum: 100_000, default: DEFAULT_FAILURE_STORAGE.maxRowsPerAddressPerDay, description: 'New failed-submission rows kept for retry per client address (an IPv6 client by its /64) in any 24 hours; past it a retryable failure is refused but not kept' }),
+  FAILED_TX_MAX_BYTES_PER_ADDRESS_PER_DAY: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: DEFAULT_FAILURE_STORAGE.maxBytesPerAddressPerDay, description: 'Bytes of transaction hex those rows may hold per client address in any 24 hours (the default holds one transaction of the largest size)' }),
+  FAILED_TX_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: DEFAULT_FAILED_TX_RETENTION_DAYS, description: 'Failed submissions untouched (no new failure, no retry) for this many days are deleted' }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token GET /rest-api/metrics requires; unset, the Prometheus scrape is open' })),
   AUTH_KEY_SECRET: Type.Optional(Type.String({ minLength: 32, description: "Seals the private halves of the portal's signing keys for local staff tokens in the database (32+ characters, e.g. 32 random bytes in base64); unset, a secret made in DATA_DIR/auth-key.secret. Instances sharing a database must share it" })),
 });
@@ -129,6 +133,8 @@ export interface AppConfig {
   corsOrigins: string[];
   logLevel: string;
   auditPayloadMaxChars: number;
+  /** Failed submissions kept for retry: what one client address may store in a day, and how long rows are kept. */
+  failedTxStorage: FailureStorageBound & { retentionDays: number };
   /** Bearer token of the Prometheus scrape; undefined leaves it open. */
   metricsToken: string | undefined;
   /** Seals the local sign-in signing keys (AUTH_KEY_SECRET); undefined: the secret in DATA_DIR/auth-key.secret. */
@@ -286,6 +292,11 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     corsOrigins: env.CORS_ORIGINS === undefined ? [] : commaList(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL,
     auditPayloadMaxChars: env.AUDIT_PAYLOAD_MAX_CHARS,
+    failedTxStorage: {
+      maxRowsPerAddressPerDay: env.FAILED_TX_MAX_ROWS_PER_ADDRESS_PER_DAY,
+      maxBytesPerAddressPerDay: env.FAILED_TX_MAX_BYTES_PER_ADDRESS_PER_DAY,
+      retentionDays: env.FAILED_TX_RETENTION_DAYS,
+    },
     metricsToken: env.METRICS_TOKEN,
     authKeySecret: env.AUTH_KEY_SECRET,
     webDistDir: path.resolve(context.repoRoot, 'web/dist'),

@@ -7,6 +7,8 @@ import type { SubmissionService } from '../modules/submission/submission.service
 import { enqueueJob } from './job-queue.ts';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './job-runner.ts';
 import { createRetryJob } from './retry-job.ts';
+import { startFailedTxRetention } from './failed-txs-retention.ts';
+import { DEFAULT_FAILED_TX_RETENTION_DAYS } from '../modules/failed-txs/failed-tx-storage.ts';
 import { createEmailJob, startEmailDispatch, type EmailJobOptions } from '../modules/notifications/email-job.ts';
 import { createWebhookJob, startWebhookDispatch, type WebhookDeliveryOptions } from '../modules/notifications/webhook-job.ts';
 import { startNextBlockWatch } from '../modules/notifications/next-block-watch.ts';
@@ -40,6 +42,8 @@ export interface PortalJobsDeps {
   webhooks: Omit<WebhookDeliveryOptions, 'db' | 'log'> & { dispatchPollMs?: number };
   /** Notification emails, when SMTP is configured (none without). */
   email?: Omit<EmailJobOptions, 'db' | 'log'> & { dispatchPollMs?: number };
+  /** FAILED_TX_RETENTION_DAYS (default 30) and, for tests, the time between sweeps (default one hour). */
+  failedTxRetention?: { retentionDays: number; sweepMs?: number };
 }
 
 export interface PortalJobs {
@@ -69,6 +73,7 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
   let stopWebhookDispatch: (() => void) | undefined;
   let stopEmailDispatch: (() => void) | undefined;
   let stopNextBlockWatch: (() => void) | undefined;
+  let stopRetention: (() => void) | undefined;
   let safety: NodeJS.Timeout | undefined;
 
   const queueScan = () => enqueueJob(db, { kind: 'scan-blocks', key: 'scan-blocks' }).then(wake);
@@ -82,6 +87,7 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
       stopEvents = followChainEvents({ db, mempool: deps.mempool, log, wake });
       if (deps.email) stopEmailDispatch = startEmailDispatch({ db, log, wake, ...(deps.email.dispatchPollMs === undefined ? {} : { pollMs: deps.email.dispatchPollMs }) });
       stopNextBlockWatch = startNextBlockWatch({ db, mempool: deps.mempool, log });
+      stopRetention = startFailedTxRetention({ db, log, retentionDays: DEFAULT_FAILED_TX_RETENTION_DAYS, ...deps.failedTxRetention });
       stopWebhookDispatch = startWebhookDispatch({ db, log, wake, ...(deps.webhooks.dispatchPollMs === undefined ? {} : { pollMs: deps.webhooks.dispatchPollMs }) });
       safety = setInterval(() => {
         queueScan().catch((error: unknown) => log.warn({ err: (error as Error).message }, 'Could not queue the periodic block scan'));
@@ -93,6 +99,7 @@ export function createPortalJobs(deps: PortalJobsDeps): PortalJobs {
       stopWebhookDispatch?.();
       stopEmailDispatch?.();
       stopNextBlockWatch?.();
+      stopRetention?.();
       if (safety) clearInterval(safety);
       await jobs.stop();
     },

@@ -75,6 +75,8 @@ export interface TestAppOptions {
   mail?: Adapters['mail'];
   /** The scrape token GET /rest-api/metrics requires (METRICS_TOKEN); open without. */
   metricsToken?: string;
+  /** What one client address may store as failed submissions per day; the production defaults without. */
+  failureStorage?: Adapters['failureStorage'];
   /** The standard-policy oracle parse-tx asks (modules/policy/); none by default (verdicts "unknown"). */
   policy?: PolicyOracle;
   /** Fastify's trustProxy (TRUST_PROXY); default false. */
@@ -124,6 +126,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     network: 'regtest',
     ...(options.staff ? { staff: options.staff } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.failureStorage ? { failureStorage: options.failureStorage } : {}),
     metrics,
     ...(typeof options.jobs === 'object' ? { jobs: options.jobs } : {}),
     // Receivers in tests listen on loopback, so private destinations are allowed unless a test says otherwise.

@@ -3898,7 +3898,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open failed submissions (Failed by default, or Timeout), newest first, filtered and paged, with every matching id */
+        /** Open failed submissions (Failed by default, or Timeout), newest first, filtered and paged (each hex shortened), with every matching id */
         get: {
             parameters: {
                 query?: {
@@ -3934,8 +3934,10 @@ export interface paths {
                                 id: number;
                                 /** @description The transaction id; for a package, the id of its last transaction */
                                 txid: string;
-                                /** @description The raw transaction; for a package, its last transaction */
+                                /** @description The raw transaction (for a package, its last transaction), shortened when longer than 64 characters: its first and last 24 characters joined by "…"; the whole length is in the matching *_length field; the whole of it from GET /rest-api/txs/{id}/hex */
                                 tx_hex: string;
+                                /** @description How many characters the whole tx_hex has */
+                                tx_hex_length: number;
                                 client_code: string | null;
                                 /**
                                  * Format: date-time
@@ -3977,6 +3979,112 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/txs/{id}/hex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One failed submission's whole transaction hex (the list shortens it): for the copy button */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The failed transaction row id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            txid: string;
+                            /** @description The whole raw transaction; for a package, its last transaction */
+                            tx_hex: string;
+                            /** @description A package's members, whole, in order; null for a single transaction */
+                            tx_hexes: string[] | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4167,7 +4275,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accepted submissions, single transactions or packages, newest first, filtered and paged; or all of them as CSV */
+        /** Accepted submissions, single transactions or packages, newest first, filtered and paged (each hex shortened); or all of them as CSV (each hex whole) */
         get: {
             parameters: {
                 query?: {
@@ -4210,7 +4318,10 @@ export interface paths {
                                  */
                                 timestamp: string;
                                 txid: string;
+                                /** @description The raw transaction, shortened when longer than 64 characters: its first and last 24 characters joined by "…"; the whole length is in the matching *_length field (the download carries it whole; so does GET /rest-api/tx-puller/{id}/hex) */
                                 tx_hex: string;
+                                /** @description How many characters the whole tx_hex has */
+                                tx_hex_length: number;
                                 tx_size: number | null;
                                 /** @description sat/vB */
                                 fee_rate: number;
@@ -4228,7 +4339,10 @@ export interface paths {
                                 timestamp: string;
                                 /** @description The members the node accepted, in package order */
                                 txids: string[];
+                                /** @description Each member's raw transaction, in order, each shortened when longer than 64 characters: its first and last 24 characters joined by "…"; the whole length is in the matching *_length field (the download carries them whole; so does GET /rest-api/tx-puller/{id}/hex) */
                                 txs_hex: string[];
+                                /** @description How many characters each whole member hex has */
+                                txs_hex_length: number[];
                                 tx_size: number | null;
                                 fee_rate: number | null;
                                 total_fee: number | null;
@@ -4259,6 +4373,113 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest-api/tx-puller/{id}/hex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One accepted submission's whole transaction hex, or a package's every member (pages shorten them): for the copy button */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Which table the id is in: single transactions (default) or packages */
+                    submission_type?: "tx_submissions" | "package_submissions";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @description The transaction, or the package members, in order */
+                            txids: string[];
+                            /** @description Each one whole, in the same order */
+                            txs_hex: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };

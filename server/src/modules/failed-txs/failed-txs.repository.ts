@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import { SqlParams, type PageWindow } from '../../db/sql.ts';
 import type { TxStatus } from './failed-txs.schemas.ts';
+import { shortHexSql } from './short-hex.ts';
 
 /**
  * Reads the failed_txs table (migration 004_failed_txs.sql) for the staff
@@ -15,7 +16,10 @@ import type { TxStatus } from './failed-txs.schemas.ts';
 export interface FailedTxRecord {
   id: number;
   txid: string;
+  /** Shortened (short-hex.ts): the list never reads the whole hex. */
   tx_hex: string;
+  /** The whole hex's length in characters. */
+  tx_hex_length: number;
   client_code: string | null;
   created_at: Date;
   errors: string[];
@@ -61,11 +65,41 @@ export async function listFailedTxs(db: Queryable, filters: FailedTxFilters, { l
   let rows: FailedTxRecord[] = [];
   if (pageIds.length > 0) {
     ({ rows } = await db.query<FailedTxRecord>(
-      `SELECT id, txid, tx_hex, client_code, created_at, errors, submission_type, attempts, status
+      `SELECT id, txid, ${shortHexSql('tx_hex')} AS tx_hex, octet_length(tx_hex) AS tx_hex_length, client_code, created_at, errors, submission_type, attempts, status
          FROM failed_txs ${where} AND id = ANY(${sql.param(pageIds)}::bigint[])
         ORDER BY created_at DESC, id DESC`,
       sql.values,
     ));
   }
   return { records: rows, ids };
+}
+
+/** One failed submission's whole hex: its last (or only) transaction's, and every member's for a package; undefined for an unknown id. */
+export async function failedTxHex(db: Queryable, id: number): Promise<{ id: number; txid: string; tx_hex: string; tx_hexes: string[] | null } | undefined> {
+  const { rows } = await db.query<{ id: number; txid: string; tx_hex: string; tx_hexes: string[] | null }>(
+    'SELECT id::int AS id, txid, tx_hex, tx_hexes FROM failed_txs WHERE id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+/** Rows one retention statement deletes at most: a long backlog goes in short statements, not one long lock. */
+const RETENTION_BATCH = 1_000;
+
+/**
+ * Deletes failed submissions nobody touched (no new failure, no retry) for
+ * `retentionDays` (FAILED_TX_RETENTION_DAYS), in batches through
+ * failed_txs_updated_at_idx; returns how many went.
+ */
+export async function deleteExpiredFailedTxs(db: Queryable, retentionDays: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await db.query(
+      `DELETE FROM failed_txs WHERE id IN (
+         SELECT id FROM failed_txs WHERE updated_at < now() - make_interval(days => $1::int) ORDER BY updated_at LIMIT ${RETENTION_BATCH})`,
+      [retentionDays],
+    );
+    deleted += rowCount ?? 0;
+    if ((rowCount ?? 0) < RETENTION_BATCH) return deleted;
+  }
 }

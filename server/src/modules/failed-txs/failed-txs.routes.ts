@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../../http/errors.ts';
-import { FailedTxListQuery, FailedTxListResponse, RetryBody, RetryResponse } from './failed-txs.schemas.ts';
+import { FailedTxHexParams, FailedTxHexResponse, FailedTxListQuery, FailedTxListResponse, RetryBody, RetryResponse } from './failed-txs.schemas.ts';
 import type { FailedTxService } from './failed-txs.service.ts';
 
 /**
@@ -16,12 +16,22 @@ export function failedTxViewRoutes(service: FailedTxService): FastifyPluginAsync
     app.get('/txs/view', {
       schema: {
         tags: ['staff'],
-        summary: 'Open failed submissions (Failed by default, or Timeout), newest first, filtered and paged, with every matching id',
+        summary: 'Open failed submissions (Failed by default, or Timeout), newest first, filtered and paged (each hex shortened), with every matching id',
         security,
         querystring: FailedTxListQuery,
         response: { 200: FailedTxListResponse, 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse },
       },
     }, (request) => service.list(request.query));
+
+    app.get('/txs/:id/hex', {
+      schema: {
+        tags: ['staff'],
+        summary: "One failed submission's whole transaction hex (the list shortens it): for the copy button",
+        security,
+        params: FailedTxHexParams,
+        response: { 200: FailedTxHexResponse, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => service.hex(request.params.id));
   };
 }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../../http/list-query.ts';
+import { SHORT_HEX_DESCRIPTION } from './short-hex.ts';
 
 /**
  * Wire shapes of the Failed Transactions screen (SPEC.md sections 2 "Failed
@@ -36,7 +37,8 @@ export type FailedTxListQuery = Static<typeof FailedTxListQuery>;
 export const FailedTxRow = Type.Object({
   id: Type.Integer(),
   txid: Type.String({ description: 'The transaction id; for a package, the id of its last transaction' }),
-  tx_hex: Type.String({ description: 'The raw transaction; for a package, its last transaction' }),
+  tx_hex: Type.String({ description: `The raw transaction (for a package, its last transaction), ${SHORT_HEX_DESCRIPTION}; the whole of it from GET /rest-api/txs/{id}/hex` }),
+  tx_hex_length: Type.Integer({ minimum: 0, description: 'How many characters the whole tx_hex has' }),
   client_code: Type.Union([Type.String(), Type.Null()]),
   timestamp: Type.String({ format: 'date-time', description: 'When the submission first failed' }),
   errors: Type.Array(Type.String(), { description: "The node's reasons, one per failed attempt, oldest first" }),
@@ -75,3 +77,16 @@ export const RetryResponse = Type.Object({
   skipped: Type.Integer({ minimum: 0, description: 'Ids left as they were: unknown, already retrying, or resolved' }),
 });
 export type RetryResponse = Static<typeof RetryResponse>;
+
+export const FailedTxHexParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The failed transaction row id' }) }, { additionalProperties: false });
+export type FailedTxHexParams = Static<typeof FailedTxHexParams>;
+
+export const FailedTxHexResponse = Type.Object({
+  id: Type.Integer(),
+  txid: Type.String(),
+  tx_hex: Type.String({ description: 'The whole raw transaction; for a package, its last transaction' }),
+  tx_hexes: Type.Union([Type.Array(Type.String()), Type.Null()], { description: "A package's members, whole, in order; null for a single transaction" }),
+});
+export type FailedTxHexResponse = Static<typeof FailedTxHexResponse>;
+
+export const FAILED_TX_NOT_FOUND_MESSAGE = 'No failed transaction with that id.';

@@ -1,7 +1,8 @@
 import type { Database } from '../../db/database.ts';
 import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
-import { listFailedTxs, type FailedTxFilters, type FailedTxRecord } from './failed-txs.repository.ts';
-import { DEFAULT_TX_STATUS, RETRY_SUCCESS_MESSAGE, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type RetryResponse } from './failed-txs.schemas.ts';
+import { ApiError } from '../../http/errors.ts';
+import { failedTxHex, listFailedTxs, type FailedTxFilters, type FailedTxRecord } from './failed-txs.repository.ts';
+import { DEFAULT_TX_STATUS, FAILED_TX_NOT_FOUND_MESSAGE, RETRY_SUCCESS_MESSAGE, type FailedTxHexResponse, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type RetryResponse } from './failed-txs.schemas.ts';
 import { queueRetries } from './retry-queue.ts';
 
 /**
@@ -13,6 +14,8 @@ import { queueRetries } from './retry-queue.ts';
 export interface FailedTxService {
   list(query: FailedTxListQuery): Promise<FailedTxListResponse>;
   retry(ids: readonly number[]): Promise<RetryResponse>;
+  /** One row's whole hex (the list carries it shortened); 404 for an unknown id. */
+  hex(id: number): Promise<FailedTxHexResponse>;
 }
 
 /** The filters of a query; bad dates and an inverted range are 400s (parseDateRange). */
@@ -31,6 +34,7 @@ function toRow(r: FailedTxRecord): FailedTxRow {
     id: r.id,
     txid: r.txid,
     tx_hex: r.tx_hex,
+    tx_hex_length: r.tx_hex_length,
     client_code: r.client_code,
     timestamp: r.created_at.toISOString(),
     errors: r.errors,
@@ -46,6 +50,11 @@ export function createFailedTxService(db: Database): FailedTxService {
       const window = pageWindow(query);
       const { records, ids } = await listFailedTxs(db, failedTxFilters(query), window);
       return { result: records.map(toRow), total_pages: totalPages(ids.length, window.limit), total_records: ids.length, ids };
+    },
+    async hex(id) {
+      const found = await failedTxHex(db, id);
+      if (!found) throw new ApiError(404, FAILED_TX_NOT_FOUND_MESSAGE);
+      return found;
     },
     async retry(ids) {
       const { queuedIds, skipped } = await queueRetries(db, ids);

@@ -4,6 +4,7 @@ import { authenticate } from '../../auth/staff-scope.ts';
 import type { TokenVerifier } from '../../auth/token-verifier.ts';
 import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import { ApiError, isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '../../http/errors.ts';
+import { addressGroup } from '../../http/sse-registry.ts';
 import { isApiKeyFormat } from '../clients/api-key-format.ts';
 import type { StatusService } from '../status/status.service.ts';
 import { TX_NOT_FOUND_MESSAGE } from '../status/status.service.ts';
@@ -138,7 +139,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, (request) => {
     const { tx_hex, client_code, skip_mempool_submission, callback_url } = request.body;
-    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitTx(tx_hex, client_code), (answer) => [answer.message]);
+    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitTx(tx_hex, client_code, { clientAddress: addressGroup(request.ip) }), (answer) => [answer.message]);
     if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
     return submission.checkTx(tx_hex, client_code);
   });
@@ -154,7 +155,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, async (request) => {
     const { tx_hexes, client_code, callback_url } = request.body;
-    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitPackage(tx_hexes, client_code), acceptedPackageTxids);
+    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: addressGroup(request.ip) }), acceptedPackageTxids);
     return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
   });
 

@@ -39,6 +39,8 @@ export interface PricedTx {
   missingInputs: Outpoint[];
   /** Mempool transactions this one depends on, directly or not (not package members), that the portal recorded. */
   mempoolAncestors: AncestorPackage[];
+  /** What each input spends (value and scriptPubKey), undefined where unknown: the signature check reads it. */
+  spent: Array<{ value: number; script: string } | undefined>;
 }
 
 interface TxOutReply {
@@ -174,9 +176,11 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
     let inputSum = 0;
     const ancestorIds = new Set<string>();
     const scripts: Array<string | undefined> = [];
+    const spent: PricedTx['spent'] = [];
     for (const input of tx.inputs) {
       const coin = coins.get(key(input));
       scripts.push(coin?.script);
+      spent.push(coin);
       if (coin === undefined) missingInputs.push({ txid: input.txid, vout: input.vout });
       else inputSum += coin.value;
       if (entries.has(input.txid) && !inPackage.has(input.txid)) {
@@ -198,6 +202,7 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
       fee: missingInputs.length === 0 ? inputSum - outputSum : undefined,
       missingInputs,
       mempoolAncestors,
+      spent,
     };
   });
 }

@@ -1,4 +1,4 @@
-import { RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import { RpcCode, RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import type { Database } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -11,10 +11,12 @@ import type { PolicyOracle } from '../policy/policy-oracle.ts';
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
-import type { PricingOptions } from './prevouts.ts';
+import type { PricedTx, PricingOptions } from './prevouts.ts';
 import { createPrivateConflicts, type PrivateConflicts } from './private-conflicts.ts';
 import type { RecordKeeper } from './record-keeper.ts';
+import { signaturesVerdict } from './signature-check.ts';
 import { recordFailure, type NewFailure } from './submission.repository.ts';
+import { DEFAULT_FAILURE_STORAGE, type FailureStorageBound } from '../failed-txs/failed-tx-storage.ts';
 import { MAINTENANCE_MESSAGE } from './submission-rules.ts';
 
 /**
@@ -36,6 +38,8 @@ export interface SubmissionDeps {
   bytesPerSigop: number;
   /** The standard-policy oracle (modules/policy/); without it every "standard" verdict is "unknown". */
   policy?: PolicyOracle | undefined;
+  /** What one client address may make the portal store as failed submissions in a day (DEFAULT_FAILURE_STORAGE without). */
+  failureStorage?: FailureStorageBound | undefined;
 }
 
 export interface SubmitOptions {
@@ -48,9 +52,12 @@ export interface SubmitOptions {
    * record before it calls the failure resolved.
    */
   waitForRecord?: boolean;
+  /** The caller's address group (http/sse-registry.ts addressGroup): what it may make the portal store is bounded. None for staff retries. */
+  clientAddress?: string | undefined;
 }
 
 export interface SubmissionContext extends SubmissionDeps {
+  failureStorage: FailureStorageBound;
   /** Which of these txids the portal recorded. */
   portalTxids: PortalTxids;
   pricing: PricingOptions;
@@ -69,7 +76,7 @@ export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext
   const portalTxids = (txids: readonly string[]) => recordedTxids(db, txids);
   const pricing = { bytesPerSigop: deps.bytesPerSigop, portalTxids };
   const conflicts = createPrivateConflicts({ rpc, portalTxids });
-  return { ...deps, portalTxids, pricing, conflicts };
+  return { ...deps, portalTxids, pricing, conflicts, failureStorage: deps.failureStorage ?? DEFAULT_FAILURE_STORAGE };
 }
 
 /** The settings this submission is judged by, read once: refused here when in maintenance. */
@@ -97,22 +104,57 @@ export function notice(ctx: PricingContext): { notice?: string } {
 }
 
 /**
+ * A failed submission as fail() may keep it: the row's fields, the caller's
+ * address group, and the transactions as priced (what each input spends),
+ * which the signature check reads. Without `priced` (the node failed before
+ * pricing finished) nothing can be checked, so nothing is kept.
+ */
+export type FailedSubmission = Omit<NewFailure, 'status' | 'error'> & { priced?: readonly PricedTx[] | undefined };
+
+/**
  * Keeps a transaction the node could not take, for staff to retry: when the
  * node was unreachable or too slow, or refused it for a reason that passes
- * (a full mempool, chain limits). Bad hex, unknown inputs, a fee under the
- * minimum or a consensus failure would be refused again on retry, so they
- * are not stored: strangers cannot fill the database with them (the audit
- * trail still shows each attempt).
+ * (a full mempool, chain limits, a timelock not yet reached). Bad hex,
+ * unknown inputs, a fee under the minimum or a consensus failure would be
+ * refused again on retry, so they are not stored.
+ *
+ * None of the passing reasons says the transaction is signed: Bitcoin Core
+ * checks fees, chain limits and finality before any script
+ * (validation.cpp MemPoolAccept::PreChecks), and a timeout says nothing at
+ * all. So a failure is kept only when the portal verified every input's
+ * signature itself (signature-check.ts) against the outputs pricing found,
+ * and only within what one client address may store in a day
+ * (FailureStorageBound); or, within the same bound, when the node could
+ * not be asked at all before pricing (it judged nothing, and a user's
+ * submission is not lost while it is down). Otherwise the user still gets the refusal, and may
+ * submit again later; the audit trail still shows each attempt.
  */
-export async function fail(service: SubmissionContext, failure: Omit<NewFailure, 'status' | 'error'>, error: unknown): Promise<void> {
+export async function fail(service: SubmissionContext, failure: FailedSubmission, error: unknown): Promise<void> {
   if (!isRetryableFailure(error)) return;
+  const { priced, ...row } = failure;
+  const verdict = signaturesVerdict(priced);
+  // The node could not be asked before the spent outputs were known: it
+  // judged nothing, and nothing a user submitted may be lost while it is
+  // down. Such a failure is kept unchecked, within the same per-address
+  // bound (the signatures are checked by the node itself on retry).
+  const unpriced = priced === undefined && nodeUnreachable(error);
+  if (!verdict.ok && !unpriced) {
+    service.log.info({ txid: failure.txid, input: verdict.input, reason: verdict.reason }, 'A failed submission is not kept: its signatures could not be verified');
+    return;
+  }
   const status = error instanceof RpcTransportError && error.kind === 'timeout' ? 'Timeout' : 'Failed';
   const message = error instanceof Error ? error.message : String(error);
   // The failure row is what lets staff retry: if even that cannot be written,
   // the user still gets an error and keeps their transaction.
-  await recordFailure(service.db, { ...failure, status, error: message }).catch((dbError: unknown) => {
+  const kept = await recordFailure(service.db, { ...row, status, error: message }, service.failureStorage).catch((dbError: unknown) => {
     service.log.error({ err: dbError, txid: failure.txid }, 'Could not record a failed submission');
   });
+  if (kept === 'over-bound') service.log.info({ txid: failure.txid, clientAddress: failure.clientAddress }, 'A failed submission is not kept: its address stored its day\'s share of failures');
+}
+
+/** The node did not judge: it could not be reached, timed out, or is still starting (-28). */
+function nodeUnreachable(error: unknown): boolean {
+  return error instanceof RpcTransportError || (error instanceof RpcError && error.code === RpcCode.IN_WARMUP);
 }
 
 /** The node's own verdict on a transaction it was not sent, whose inputs are all known: outputs worth more than them. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../../http/errors.ts';
+import { addressGroup } from '../../http/sse-registry.ts';
 import {
   InfoResponse,
   MAX_TX_HEX_CHARS,
@@ -51,8 +52,8 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: SubmitTxBody,
       response: { 200: SubmitResponse, ...errors },
     },
-  }, ({ body }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitTx(body.tx_hex, body.client_code), (answer) => [answer.message]));
+  }, ({ body, ip }) =>
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: addressGroup(ip) }), (answer) => [answer.message]));
 
   app.post('/submit-package', {
     bodyLimit: PACKAGE_BODY_LIMIT,
@@ -62,6 +63,6 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: SubmitPackageBody,
       response: { 200: PackageResult, ...errors },
     },
-  }, ({ body }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitPackage(body.tx_hexes, body.client_code), acceptedPackageTxids));
+  }, ({ body, ip }) =>
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip) }), acceptedPackageTxids));
 };

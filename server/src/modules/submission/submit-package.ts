@@ -9,8 +9,7 @@ import { notePackageStandardness } from '../policy/note-standardness.ts';
 import { clearsThreshold, feeRate } from '../pricing/fee-math.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
-import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
-import type { NewFailure } from './submission.repository.ts';
+import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
 import { PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
@@ -23,7 +22,7 @@ import { publicPackageResult } from '../disclosure/public-disclosure.ts';
  * node took recorded, even when the package as a whole failed.
  */
 
-type PackageFailure = Omit<NewFailure, 'status' | 'error'>;
+type PackageFailure = FailedSubmission;
 type SubmitPackageResult = PackageResult['result'];
 
 export async function submitPackage(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
@@ -32,7 +31,7 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
   const txs = await decodePackageOrReject(hexes);
   const current = await openForSubmissions(service);
   const txids = txs.map((t) => t.txid);
-  const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null };
+  const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
   const [ctx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
 
   // Packages get no child-pays-for-parent (SPEC.md section 1): each member on its own.
@@ -45,13 +44,13 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
   try {
     result = await service.rpc.call<SubmitPackageResult>('submitpackage', [hexes.map(validatedHex)]);
   } catch (error) {
-    await fail(service, failure, error);
+    await fail(service, { ...failure, priced }, error);
     throw await service.conflicts.refusal(error, txs);
   }
   await keepAccepted(service, result, priced, hexes, clientCode, ctx, options);
   // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
   const shown = await publicPackageResult(service.portalTxids, result);
-  if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, failure);
+  if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, { ...failure, priced });
   return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx) };
 }
 

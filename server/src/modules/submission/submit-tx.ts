@@ -7,8 +7,8 @@ import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
-import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
-import { claimSubmission, releaseClaim, type NewFailure, type NewSubmission } from './submission.repository.ts';
+import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
+import { claimSubmission, releaseClaim, type NewSubmission } from './submission.repository.ts';
 import { FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { SubmitResponse } from './submission.schemas.ts';
@@ -20,7 +20,7 @@ import { noteStandardness } from '../policy/note-standardness.ts';
  * ancestors (child pays for parent), sent to the node, and recorded.
  */
 
-type TxFailure = Omit<NewFailure, 'status' | 'error'>;
+type TxFailure = FailedSubmission;
 type PricedWithFee = PricedTx & { fee: number };
 
 export async function submitTx(service: SubmissionContext, rawHex: string, rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
@@ -29,7 +29,7 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
   const tx = await decodeOrReject(hex);
   const current = await openForSubmissions(service);
 
-  const failure: TxFailure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null };
+  const failure: TxFailure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
   const [ctx, priced] = await priceTx(service, tx, hex, clientCode, current, failure);
 
   const own = { feeSats: priced.fee, vsize: priced.vsize };
@@ -59,7 +59,8 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
     multiplier: rate / ctx.snapshot.marketRate,
     createdAt: options.createdAt,
   };
-  await sendAndRecord(service, tx, hex, submission, failure, options);
+  // Priced: a failure can now be checked for signatures before it is kept.
+  await sendAndRecord(service, tx, hex, submission, { ...failure, priced: [priced] }, options);
   return { status: 'success', message: tx.txid, ...notice(ctx) };
 }
 

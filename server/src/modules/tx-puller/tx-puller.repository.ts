@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
 import { keysetAfter, keysetBatches, SqlParams, whereAll, type KeysetCursor, type Page, type PageWindow } from '../../db/sql.ts';
+import { hexLengthsSql, shortHexesSql, shortHexSql } from '../failed-txs/short-hex.ts';
 import { CONDITIONS, countAccepted, DEFAULT_BATCH_SIZE, type SubmissionFilters, type SubmissionTable } from '../accepted-submissions/accepted-submissions.repository.ts';
 
 /**
@@ -40,25 +41,47 @@ const PACKAGE_COLUMNS = 'id, client_code, created_at, txids, tx_hexes, total_vsi
 
 const COLUMNS: Record<SubmissionTable, string> = { tx_submissions: TX_COLUMNS, package_submissions: PACKAGE_COLUMNS };
 
+/** A page's columns: the hex shortened in SQL, with its whole length (short-hex.ts); downloads keep COLUMNS, whole. */
+const PAGE_COLUMNS: Record<SubmissionTable, string> = {
+  tx_submissions: `id, client_code, created_at, txid, ${shortHexSql('tx_hex')} AS tx_hex, octet_length(tx_hex) AS tx_hex_length, vsize, fee_rate, fee, multiplier`,
+  package_submissions: `id, client_code, created_at, txids, ${shortHexesSql('tx_hexes')} AS tx_hexes, ${hexLengthsSql('tx_hexes')} AS tx_hex_lengths, total_vsize, fee_rate, total_fee, multiplier`,
+};
+
 async function pageRows<R>(db: Queryable, table: SubmissionTable, filters: SubmissionFilters, { limit, offset }: PageWindow): Promise<R[]> {
   const sql = new SqlParams();
   const { rows } = await db.query<R>(
-    `SELECT ${COLUMNS[table]} FROM ${table} ${whereAll(CONDITIONS[table](filters, sql.param))}
+    `SELECT ${PAGE_COLUMNS[table]} FROM ${table} ${whereAll(CONDITIONS[table](filters, sql.param))}
       ORDER BY created_at DESC, id DESC LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`,
     sql.values,
   );
   return rows;
 }
 
+/** A page's row: tx_hex shortened (short-hex.ts), with the whole length. */
+export type TxPageRecord = TxRecord & { tx_hex_length: number };
+/** A page's row: tx_hexes shortened, with each whole length. */
+export type PackagePageRecord = PackageRecord & { tx_hex_lengths: number[] };
+
 /** One page of accepted single transactions, with the number matching over all pages. */
-export async function pageTxSubmissions(db: Queryable, filters: SubmissionFilters, window: PageWindow): Promise<Page<TxRecord>> {
-  const [records, total] = await Promise.all([pageRows<TxRecord>(db, 'tx_submissions', filters, window), countAccepted(db, 'tx_submissions', filters)]);
+export async function pageTxSubmissions(db: Queryable, filters: SubmissionFilters, window: PageWindow): Promise<Page<TxPageRecord>> {
+  const [records, total] = await Promise.all([pageRows<TxPageRecord>(db, 'tx_submissions', filters, window), countAccepted(db, 'tx_submissions', filters)]);
   return { records, total };
 }
 
-export async function pagePackageSubmissions(db: Queryable, filters: SubmissionFilters, window: PageWindow): Promise<Page<PackageRecord>> {
-  const [records, total] = await Promise.all([pageRows<PackageRecord>(db, 'package_submissions', filters, window), countAccepted(db, 'package_submissions', filters)]);
+export async function pagePackageSubmissions(db: Queryable, filters: SubmissionFilters, window: PageWindow): Promise<Page<PackagePageRecord>> {
+  const [records, total] = await Promise.all([pageRows<PackagePageRecord>(db, 'package_submissions', filters, window), countAccepted(db, 'package_submissions', filters)]);
   return { records, total };
+}
+
+/** One accepted submission's whole hex, by table and row id: a single transaction's as a list of one; undefined for an unknown id. */
+export async function submissionHexes(db: Queryable, table: SubmissionTable, id: number): Promise<{ id: number; txids: string[]; txs_hex: string[] } | undefined> {
+  const { rows } = await db.query<{ id: number; txids: string[]; txs_hex: string[] }>(
+    table === 'tx_submissions'
+      ? `SELECT id::int AS id, ARRAY[txid] AS txids, ARRAY[tx_hex] AS txs_hex FROM tx_submissions WHERE id = $1 AND status <> 'pending'`
+      : 'SELECT id::int AS id, txids, tx_hexes AS txs_hex FROM package_submissions WHERE id = $1',
+    [id],
+  );
+  return rows[0];
 }
 
 function tableBatches<R extends { id: number; cursor_at: string }>(db: Queryable, table: SubmissionTable, filters: SubmissionFilters, batchSize: number): AsyncGenerator<R[]> {

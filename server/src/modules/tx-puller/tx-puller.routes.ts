@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { jsonOrCsv, sendCsv } from '../../http/csv.ts';
 import { ErrorResponse } from '../../http/errors.ts';
-import { TxPullerListResponse, TxPullerQuery } from './tx-puller.schemas.ts';
+import { PulledHexParams, PulledHexQuery, PulledHexResponse, TxPullerListResponse, TxPullerQuery } from './tx-puller.schemas.ts';
 import type { TxPullerService } from './tx-puller.service.ts';
 
 /**
@@ -14,7 +14,7 @@ export function txPullerRoutes(service: TxPullerService): FastifyPluginAsyncType
     app.get('/tx-puller/list', {
       schema: {
         tags: ['staff'],
-        summary: 'Accepted submissions, single transactions or packages, newest first, filtered and paged; or all of them as CSV',
+        summary: 'Accepted submissions, single transactions or packages, newest first, filtered and paged (each hex shortened); or all of them as CSV (each hex whole)',
         security: [{ bearer: [] }],
         querystring: TxPullerQuery,
         response: {
@@ -25,5 +25,16 @@ export function txPullerRoutes(service: TxPullerService): FastifyPluginAsyncType
         },
       },
     }, async (request, reply) => (request.query.download ? sendCsv(reply, await service.download(request.query)) : service.list(request.query)));
+
+    app.get('/tx-puller/:id/hex', {
+      schema: {
+        tags: ['staff'],
+        summary: "One accepted submission's whole transaction hex, or a package's every member (pages shorten them): for the copy button",
+        security: [{ bearer: [] }],
+        params: PulledHexParams,
+        querystring: PulledHexQuery,
+        response: { 200: PulledHexResponse, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => service.hex(request.params.id, request.query.submission_type ?? 'tx_submissions'));
   };
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../../http/list-query.ts';
+import { SHORT_HEX_DESCRIPTION } from '../failed-txs/short-hex.ts';
 
 /**
  * Wire shapes of the Tx Puller (SPEC.md sections 2 "Tx Puller", 3 "Puller
@@ -52,7 +53,8 @@ const common = {
 export const PulledTx = Type.Object({
   ...common,
   txid: Type.String(),
-  tx_hex: Type.String(),
+  tx_hex: Type.String({ description: `The raw transaction, ${SHORT_HEX_DESCRIPTION} (the download carries it whole; so does GET /rest-api/tx-puller/{id}/hex)` }),
+  tx_hex_length: Type.Integer({ minimum: 0, description: 'How many characters the whole tx_hex has' }),
   tx_size: Nullable(Type.Integer({ description: 'Virtual size, vB' })),
   fee_rate: Type.Number({ description: 'sat/vB' }),
   total_fee: Type.Integer({ description: 'sats' }),
@@ -63,7 +65,8 @@ export type PulledTx = Static<typeof PulledTx>;
 export const PulledPackage = Type.Object({
   ...common,
   txids: Type.Array(Type.String(), { description: 'The members the node accepted, in package order' }),
-  txs_hex: Type.Array(Type.String()),
+  txs_hex: Type.Array(Type.String(), { description: `Each member's raw transaction, in order, each ${SHORT_HEX_DESCRIPTION} (the download carries them whole; so does GET /rest-api/tx-puller/{id}/hex)` }),
+  txs_hex_length: Type.Array(Type.Integer({ minimum: 0 }), { description: 'How many characters each whole member hex has' }),
   tx_size: Nullable(Type.Integer({ description: 'Total virtual size, vB' })),
   fee_rate: Nullable(Type.Number({ description: 'sat/vB over the whole package' })),
   total_fee: Nullable(Type.Integer({ description: 'sats' })),
@@ -73,3 +76,21 @@ export type PulledPackage = Static<typeof PulledPackage>;
 
 export const TxPullerListResponse = ListResponse(Type.Union([PulledTx, PulledPackage]));
 export type TxPullerListResponse = Static<typeof TxPullerListResponse>;
+
+export const PulledHexParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false });
+export type PulledHexParams = Static<typeof PulledHexParams>;
+
+export const PulledHexQuery = Type.Object(
+  { submission_type: Type.Optional(Type.Enum([...SUBMISSION_TYPES], { default: 'tx_submissions', description: 'Which table the id is in: single transactions (default) or packages' })) },
+  { additionalProperties: false },
+);
+export type PulledHexQuery = Static<typeof PulledHexQuery>;
+
+export const PulledHexResponse = Type.Object({
+  id: Type.Integer(),
+  txids: Type.Array(Type.String(), { description: 'The transaction, or the package members, in order' }),
+  txs_hex: Type.Array(Type.String(), { description: 'Each one whole, in the same order' }),
+});
+export type PulledHexResponse = Static<typeof PulledHexResponse>;
+
+export const PULLED_TX_NOT_FOUND_MESSAGE = 'No accepted submission with that id.';

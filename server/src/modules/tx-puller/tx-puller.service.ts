@@ -6,12 +6,16 @@ import {
   packageSubmissionBatches,
   pagePackageSubmissions,
   pageTxSubmissions,
+  submissionHexes,
   txSubmissionBatches,
+  type PackagePageRecord,
   type PackageRecord,
+  type TxPageRecord,
   type TxRecord,
 } from './tx-puller.repository.ts';
 import { submissionFilters } from '../accepted-submissions/accepted-submissions.query.ts';
-import type { PulledPackage, PulledTx, SubmissionType, TxPullerListResponse, TxPullerQuery } from './tx-puller.schemas.ts';
+import { PULLED_TX_NOT_FOUND_MESSAGE, type PulledHexResponse, type PulledPackage, type PulledTx, type SubmissionType, type TxPullerListResponse, type TxPullerQuery } from './tx-puller.schemas.ts';
+import { ApiError } from '../../http/errors.ts';
 
 /** The Tx Puller screen's columns (SPEC.md section 2), the header of its download. */
 export const TX_PULLER_CSV_HEADER = ['Sno', 'Client Code', 'Timestamp', 'Tx ID', 'Tx Hex', 'TX SIZE', 'FeeRate', 'Total Fee', 'Slipstream Multiple'] as const;
@@ -22,13 +26,14 @@ export const TX_PULLER_CSV_HEADER = ['Sno', 'Client Code', 'Timestamp', 'Tx ID',
  */
 const LIST_SEPARATOR = ',';
 
-function pulledTx(record: TxRecord): PulledTx {
+function pulledTx(record: TxPageRecord): PulledTx {
   return {
     id: record.id,
     client_code: record.client_code,
     timestamp: record.created_at.toISOString(),
     txid: record.txid,
     tx_hex: record.tx_hex,
+    tx_hex_length: record.tx_hex_length,
     tx_size: record.vsize,
     fee_rate: record.fee_rate,
     total_fee: record.fee,
@@ -36,13 +41,14 @@ function pulledTx(record: TxRecord): PulledTx {
   };
 }
 
-function pulledPackage(record: PackageRecord): PulledPackage {
+function pulledPackage(record: PackagePageRecord): PulledPackage {
   return {
     id: record.id,
     client_code: record.client_code,
     timestamp: record.created_at.toISOString(),
     txids: record.txids,
     txs_hex: record.tx_hexes,
+    txs_hex_length: record.tx_hex_lengths,
     tx_size: record.total_vsize,
     fee_rate: record.fee_rate,
     total_fee: record.total_fee,
@@ -66,6 +72,8 @@ export interface TxPullerService {
   list(query: TxPullerQuery): Promise<TxPullerListResponse>;
   /** Every matching row as CSV, streamed (SPEC.md section 7: tx-puller-{type}-report-{timestamp}.csv). */
   download(query: TxPullerQuery): Promise<CsvDownload>;
+  /** One row's whole hex (pages carry it shortened); 404 for an unknown id. */
+  hex(id: number, type: SubmissionType): Promise<PulledHexResponse>;
 }
 
 export function createTxPullerService(deps: { db: Queryable; clock: Clock }): TxPullerService {
@@ -79,6 +87,12 @@ export function createTxPullerService(deps: { db: Queryable; clock: Clock }): Tx
         ? await pagePackageSubmissions(db, filters, window).then(({ records, total }) => ({ result: records.map(pulledPackage), total }))
         : await pageTxSubmissions(db, filters, window).then(({ records, total }) => ({ result: records.map(pulledTx), total }));
       return { result: page.result, total_pages: totalPages(page.total, window.limit), total_records: page.total };
+    },
+
+    async hex(id, type) {
+      const found = await submissionHexes(db, type, id);
+      if (!found) throw new ApiError(404, PULLED_TX_NOT_FOUND_MESSAGE);
+      return found;
     },
 
     async download(query) {

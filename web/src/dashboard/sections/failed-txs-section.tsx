@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useList, type FilterName } from '../../api/list-query.ts';
 import { FAILED_TXS, type FailedTxRow } from '../../api/lists.ts';
 import { RETRY_SUCCESS_MESSAGE, useIdsBeingRetried, useRetryTxs } from '../../api/retry-txs.ts';
+import { fetchFailedTxHex } from '../../api/failed-tx-hex.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
 import { FilterBar, type FilterField } from '../../components/data-table/filter-bar.tsx';
@@ -89,7 +90,8 @@ export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
       cell: (row) => (
         <span className="code-cell">
           <code>{shortTxid(row.tx_hex)}</code>
-          <CopyButton text={row.tx_hex} label={`Copy transaction hex of ${row.txid}`} copiedMessage="Transaction hex copied!" />
+          {/* The list carries the hex shortened: the whole of it is fetched when copied. */}
+          <CopyButton load={() => fetchFailedTxHex(row.id)} label={`Copy transaction hex of ${row.txid}`} copiedMessage="Transaction hex copied!" />
         </span>
       ),
     },

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useList, useListDownload, type FilterName } from '../../api/list-query.ts';
 import { SUBMISSION_TYPES, TX_PULLER, type PullerRow, type SubmissionType } from '../../api/lists.ts';
+import { fetchPulledTxHex } from '../../api/tx-puller-hex.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
@@ -71,12 +72,12 @@ function TxidCell({ txid }: { txid: string }) {
   );
 }
 
-/** A transaction's hex, shortened, with a copy button for the whole of it. */
-function HexCell({ hex, txid }: { hex: string; txid: string }) {
+/** A transaction's hex, shortened (the page carries it so), with a copy button that fetches the whole of it. */
+function HexCell({ hex, txid, load }: { hex: string; txid: string; load: () => Promise<string> }) {
   return (
     <span className="code-cell">
       <code>{shortTxid(hex)}</code>
-      <CopyButton text={hex} label={`Copy Tx Hex of ${txid}`} copiedMessage="Tx Hex copied!" />
+      <CopyButton load={load} label={`Copy Tx Hex of ${txid}`} copiedMessage="Tx Hex copied!" />
     </span>
   );
 }
@@ -109,7 +110,7 @@ function PullerList({ type, isAdmin }: { type: SubmissionType; isAdmin: boolean 
       header: 'Tx Hex',
       cell: (row) => {
         const txids = txidsOf(row);
-        return <Each items={hexesOf(row)} render={(hex, index) => <HexCell hex={hex} txid={txids[index] ?? ''} />} />;
+        return <Each items={hexesOf(row)} render={(hex, index) => <HexCell hex={hex} txid={txids[index] ?? ''} load={() => fetchPulledTxHex(row.id, type, index)} />} />;
       },
     },
     { header: 'TX SIZE', cell: (row) => count(row.tx_size, ' vB') },
