@@ -9,7 +9,6 @@ import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { createRpcClient, type RpcClient } from '../src/bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from '../src/bitcoin/sigops.ts';
 import type { ApiError } from '../src/http/errors.ts';
-import { systemClock } from '../src/lib/clock.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
 import { offerParents, offeredBy, OFFERED_BYTES_PER_ADDRESS, OFFERED_PARENTS_PER_ADDRESS } from '../src/modules/submission/offered-parents.repository.ts';
 import { createRpcPublicMempool } from '../src/modules/submission/public-mempool.ts';
@@ -230,7 +229,8 @@ for (const engine of testDatabases()) {
           market: createEngineMarketSource(t.mempool),
           settings: t.settings,
           records: t.records,
-          clock: systemClock,
+          // One instant for all three: the offers a child is priced with are asked "as of now".
+          clock: { now: () => new Date('2030-01-01T00:00:00Z') },
           log: quietLog,
           bytesPerSigop: DEFAULT_BYTES_PER_SIGOP,
         });

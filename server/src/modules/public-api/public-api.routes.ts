@@ -138,7 +138,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, (request) => {
     const { tx_hex, client_code, skip_mempool_submission, callback_url } = request.body;
-    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitTx(tx_hex, client_code), (answer) => [answer.message]);
+    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitTx(tx_hex, client_code, { clientAddress: request.ip }), (answer) => [answer.message]);
     if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
     return submission.checkTx(tx_hex, client_code);
   });
@@ -148,13 +148,13 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     schema: {
       tags,
       summary: 'Submit 2-25 transactions as a package (submitpackage), parents first',
-      description: "Each member must clear effective_rate on its own. 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).",
+      description: "Each member must clear effective_rate on its own, or together with the members that spend it (child pays for parent: (its fee + theirs) / (its vsize + theirs)). 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).",
       body: PackageBody,
       response: { 200: PackageResponse, 400: PackageResponse, 413: StatusError, 429: StatusError, 503: StatusError },
     },
   }, async (request) => {
     const { tx_hexes, client_code, callback_url } = request.body;
-    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitPackage(tx_hexes, client_code), acceptedPackageTxids);
+    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: request.ip }), acceptedPackageTxids);
     return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
   });
 

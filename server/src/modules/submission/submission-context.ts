@@ -11,7 +11,9 @@ import type { PolicyOracle } from '../policy/policy-oracle.ts';
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
+import { offerParents, offeredBy, type OfferedParent } from './offered-parents.repository.ts';
 import type { PricingOptions } from './prevouts.ts';
+import type { PublicMempool } from './public-mempool.ts';
 import { createPrivateConflicts, type PrivateConflicts } from './private-conflicts.ts';
 import type { RecordKeeper } from './record-keeper.ts';
 import { recordFailure, type NewFailure } from './submission.repository.ts';
@@ -36,11 +38,19 @@ export interface SubmissionDeps {
   bytesPerSigop: number;
   /** The standard-policy oracle (modules/policy/); without it every "standard" verdict is "unknown". */
   policy?: PolicyOracle | undefined;
+  /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds. None without. */
+  publicMempool?: PublicMempool | undefined;
 }
 
 export interface SubmitOptions {
   /** A staff retry keeps the time the user first submitted (ISO 8601). */
   createdAt?: string;
+  /**
+   * The submitter's address (request.ip): a transaction it submits below the
+   * minimum is remembered as a parent it offered, and its child is priced
+   * with the parents it offered (child pays for parent). None for staff retries.
+   */
+  clientAddress?: string | undefined;
 }
 
 export interface SubmissionContext extends SubmissionDeps {
@@ -60,9 +70,38 @@ export interface PricingContext {
 export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext {
   const { db, rpc } = deps;
   const portalTxids = (txids: readonly string[]) => recordedTxids(db, txids);
-  const pricing = { bytesPerSigop: deps.bytesPerSigop, portalTxids };
+  const publicMempool = deps.publicMempool;
+  const pricing: PricingOptions = {
+    bytesPerSigop: deps.bytesPerSigop,
+    portalTxids,
+    outside: { publicTxids: (txids) => (publicMempool ? publicMempool.holds(txids) : Promise.resolve(new Set())), givenHexes: () => Promise.resolve(new Map()) },
+  };
   const conflicts = createPrivateConflicts({ rpc, portalTxids });
   return { ...deps, portalTxids, pricing, conflicts };
+}
+
+/**
+ * How a submission from `clientAddress` is priced: with the portal's own
+ * parents, public ones, and the parents this address offered (none without
+ * an address). The same questions whatever the parents are, so a private
+ * parent costs what an unknown one does.
+ */
+export function pricingFor(service: SubmissionContext, clientAddress: string | undefined): PricingOptions {
+  if (clientAddress === undefined) return service.pricing;
+  const { db, clock } = service;
+  return { ...service.pricing, outside: { ...service.pricing.outside!, givenHexes: (txids) => offeredBy(db, clientAddress, txids, clock.now()) } };
+}
+
+/**
+ * Remembers transactions refused as below the minimum as parents this
+ * address offered, for a child to pay for (offered-parents.repository.ts).
+ * Never fails the answer: without the row, a child is refused as before.
+ */
+export async function offer(service: SubmissionContext, clientAddress: string | undefined, offered: readonly OfferedParent[]): Promise<void> {
+  if (clientAddress === undefined || offered.length === 0) return;
+  await offerParents(service.db, clientAddress, offered, service.clock.now()).catch((error: unknown) => {
+    service.log.error({ err: error }, 'Could not remember an offered parent');
+  });
 }
 
 /** The settings this submission is judged by, read once: refused here when in maintenance. */

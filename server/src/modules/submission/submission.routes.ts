@@ -41,7 +41,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: TxHexesBody,
       response: { 200: ParseResponse, ...errors },
     },
-  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code));
+  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: request.ip }));
 
   app.post('/submit-tx', {
     bodyLimit: SINGLE_BODY_LIMIT,
@@ -51,8 +51,8 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: SubmitTxBody,
       response: { 200: SubmitResponse, ...errors },
     },
-  }, ({ body }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitTx(body.tx_hex, body.client_code), (answer) => [answer.message]));
+  }, ({ body, ip }) =>
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: ip }), (answer) => [answer.message]));
 
   app.post('/submit-package', {
     bodyLimit: PACKAGE_BODY_LIMIT,
@@ -62,6 +62,6 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: SubmitPackageBody,
       response: { 200: PackageResult, ...errors },
     },
-  }, ({ body }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitPackage(body.tx_hexes, body.client_code), acceptedPackageTxids));
+  }, ({ body, ip }) =>
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: ip }), acceptedPackageTxids));
 };
