@@ -260,3 +260,21 @@ test('standard-policy oracle: a node beside the embedded one by default, off on 
   assert.match(problemsOf({ REGTEST_POLICY_RPC_PORT: '18543' }).join('\n'), /must all differ/);
   assert.equal(parse({ REGTEST_POLICY_RPC_PORT: '18543', STANDARD_POLICY_NODE: 'off' }).standardPolicy.kind, 'off');
 });
+
+test('public mempool node: none by default, or the operator\'s with its credentials', () => {
+  assert.deepEqual(parse({}).publicMempool, { kind: 'off' });
+  assert.deepEqual(parse({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/e/.cookie' }).publicMempool, {
+    kind: 'external',
+    rpcUrl: 'http://edge:8332',
+    auth: { kind: 'cookie', cookieFile: '/e/.cookie' },
+  });
+  assert.deepEqual(parse({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332', PUBLIC_MEMPOOL_RPC_USER: 'u', PUBLIC_MEMPOOL_RPC_PASSWORD: 'pw' }).publicMempool, {
+    kind: 'external',
+    rpcUrl: 'http://edge:8332',
+    auth: { kind: 'userpass', user: 'u', password: 'pw' },
+  });
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332' }).join('\n'), /PUBLIC_MEMPOOL_RPC_URL needs PUBLIC_MEMPOOL_RPC_COOKIE_FILE/);
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_USER: 'u', PUBLIC_MEMPOOL_RPC_PASSWORD: 'p' }).join('\n'), /need PUBLIC_MEMPOOL_RPC_URL/);
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'http://e:1', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/c', PUBLIC_MEMPOOL_RPC_USER: 'u' }).join('\n'), /not both/);
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/c' }).join('\n'), /PUBLIC_MEMPOOL_RPC_URL/);
+});

@@ -81,6 +81,7 @@ export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; net
                     : tx.meets_minimum_fee
                       ? 'Clears the current minimum'
                       : 'Below the current minimum'}
+                  {tx.child_pays_for_parent && <span className="hint">{tx.child_pays_for_parent}</span>}
                 </dd>
               </div>
               )}
