@@ -27,6 +27,7 @@ import { createMetrics } from './metrics/metrics-registry.ts';
 import { createMempoolEngine, type MempoolEngine } from './mempool/mempool-engine.ts';
 import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
 import { connectStandardPolicy, type StandardPolicyConnection } from './modules/policy/connect-policy.ts';
+import { connectPublicMempool } from './modules/submission/public-mempool.ts';
 import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
 import type { PortalJobs } from './jobs/portal-jobs.ts';
@@ -250,6 +251,9 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       bytesPerSigop: config.bytesPerSigop,
       failureStorage: config.failedTxStorage,
       policy: policy.oracle,
+      publicMempool: config.publicMempool.kind === 'external'
+        ? connectPublicMempool({ url: config.publicMempool.rpcUrl, auth: config.publicMempool.auth }, (error) => logger.warn({ err: error }, 'The public mempool node did not answer: no parent counts as public meanwhile'))
+        : undefined,
       jobs: { pendingAfterMs: config.pendingSettleMs, failedTxRetention: { retentionDays: config.failedTxStorage.retentionDays } },
       webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate },
       mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl } : undefined,

@@ -29,6 +29,7 @@ import type { SettingsStore } from './modules/settings/settings.store.ts';
 import { createStatusService, type StatusService } from './modules/status/status.service.ts';
 import type { RecordKeeper } from './modules/submission/record-keeper.ts';
 import type { PolicyOracle } from './modules/policy/policy-oracle.ts';
+import type { PublicMempool } from './modules/submission/public-mempool.ts';
 import { createSubmissionService, type SubmissionService } from './modules/submission/submission.service.ts';
 import { createTxPullerService, type TxPullerService } from './modules/tx-puller/tx-puller.service.ts';
 import { createTxReportService, type TxReportService } from './modules/tx-reports/tx-reports.service.ts';
@@ -84,6 +85,8 @@ export interface Adapters {
   failureStorage?: FailureStorageBound;
   /** The standard-policy oracle (modules/policy/): without it parse-tx says "unknown" for whether the public network would relay a transaction. */
   policy?: PolicyOracle | undefined;
+  /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds (child pays for parent). None without. */
+  publicMempool?: PublicMempool | undefined;
   /** Discount codes' generator (tests choose the codes); random without. */
   generateCode?: CodeGenerator;
   /** The background jobs' timings and their own logger (the services' without). */
@@ -151,7 +154,7 @@ export function createServices(adapters: Adapters): Services {
   const { db, rpc, clock, mempool, settings, audit, records, log } = adapters;
   const metrics = adapters.metrics ?? createMetrics();
   // One submission service: the API and the jobs (tracking, retries) submit through the same path.
-  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage });
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool });
   const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
   const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
   const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };

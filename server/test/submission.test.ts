@@ -297,14 +297,22 @@ for (const engine of testDatabases()) {
       assert.deepEqual(rows[0], { txids: [parent.txid, child.txid], total_fee: parent.fee + child.fee });
     });
 
-    test('a package whose parent alone is below the minimum is refused even when its child pays plenty', async () => {
+    test('a package whose parent alone is below the minimum: taken when its child pays for both, refused when it does not', async () => {
+      // Child pays for parent in a package (package-cpfp.ts): (parent fee + child fee) / (their vsizes) against the minimum.
       const parent = await node.buildTx({ feeRate: 1 });
       const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 50 });
       const res = await post<SubmitBody>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex] });
-      assert.equal(res.statusCode, 422);
-      assert.match(res.body.message, /^Transaction 1 of the package pays too low a fee/);
+      assert.equal(res.statusCode, 200);
       const mempool = await node.rpc.call<string[]>('getrawmempool');
-      assert.ok(!mempool.includes(parent.txid) && !mempool.includes(child.txid));
+      assert.ok(mempool.includes(parent.txid) && mempool.includes(child.txid));
+
+      const poor = await node.buildTx({ feeRate: 1 });
+      const stingy = await node.buildChild({ parentHex: poor.hex, vout: 0, feeRate: 2.5 });
+      const refused = await post<SubmitBody>(t.app, '/rest-api/submit-package', { tx_hexes: [poor.hex, stingy.hex] });
+      assert.equal(refused.statusCode, 422);
+      assert.match(refused.body.message, /^Transaction 1 of the package pays too low a fee/);
+      const after = await node.rpc.call<string[]>('getrawmempool');
+      assert.ok(!after.includes(poor.txid) && !after.includes(stingy.txid));
     });
 
     test('bad hex is refused before the node is asked, each with its own message', async () => {

@@ -16,7 +16,7 @@ const USAGE = `Usage: npm run -s demo:tx [-- --low-fee | --package | --cpfp | --
   (default)   a valid signed transaction that clears the current minimum fee rate
   --low-fee   one that does not
   --package   a comma-separated parent,child package
-  --cpfp      puts a low-fee parent into the node's mempool and prints a child paying for it
+  --cpfp      three lines: a parent below the minimum (sent nowhere), a child paying for both, and the two as parent,child
   --oversize  one over 400,000 weight units`;
 
 /** Rates are sent to the wallet with at most 3 decimals. */
@@ -51,12 +51,20 @@ async function main(): Promise<void> {
     const child = await wallet.buildChild({ parentHex: parent.hex, vout: 0, feeRate: enough });
     console.log(`${parent.hex},${child.hex}`);
   } else if (values.cpfp) {
+    // The embedded regtest node has no public network around it, so no parent counts as public there: the parent is
+    // sent nowhere, and the user gives it (pasted first, or with the child as parent,child). At the node's own relay
+    // minimum, which the node takes in a package (Knots refuses less, package or not), below the portal's minimum.
     const parent = await wallet.buildTx({ feeRate: relayMinimum });
-    await rpc.call('sendrawtransaction', [parent.hex]);
-    // Enough for the pair of them to clear the minimum together.
+    // Enough for the pair of them to clear the minimum together, with room for the market to move.
     const child = await wallet.buildChild({ parentHex: parent.hex, vout: 0, feeRate: rate(minimum * 3 + 1) });
-    console.error(`parent ${parent.txid} is in the node's mempool at ${relayMinimum} sat/vB; the child below pays for it`);
+    const together = (parent.fee + child.fee) / (parent.vsize + child.vsize);
+    console.error(`1. parent ${parent.txid}: ${relayMinimum} sat/vB, below the portal's minimum of ${minimum} sat/vB; not sent anywhere`);
+    console.error(`2. child ${child.txid}: pays for both (${together.toFixed(2)} sat/vB together)`);
+    console.error('3. both in one paste, parent first');
+    console.error('Paste line 1, then line 2 (the portal remembers the parent you pasted, for your child), or line 3 alone.');
+    console.log(parent.hex);
     console.log(child.hex);
+    console.log(`${parent.hex},${child.hex}`);
   } else if (values.oversize) {
     console.log((await wallet.buildOversize({ feeRate: enough })).hex);
   } else {

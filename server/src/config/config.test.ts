@@ -270,3 +270,21 @@ test('failed submissions: 25 rows and 8 MiB of hex per address a day, kept 30 da
   assert.equal(problemsOf({ FAILED_TX_RETENTION_DAYS: '0' }).length, 1);
   assert.equal(problemsOf({ FAILED_TX_MAX_ROWS_PER_ADDRESS_PER_DAY: '-1', FAILED_TX_MAX_BYTES_PER_ADDRESS_PER_DAY: '1e6' }).length, 2);
 });
+
+test('public mempool node: none by default, or the operator\'s with its credentials', () => {
+  assert.deepEqual(parse({}).publicMempool, { kind: 'off' });
+  assert.deepEqual(parse({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/e/.cookie' }).publicMempool, {
+    kind: 'external',
+    rpcUrl: 'http://edge:8332',
+    auth: { kind: 'cookie', cookieFile: '/e/.cookie' },
+  });
+  assert.deepEqual(parse({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332', PUBLIC_MEMPOOL_RPC_USER: 'u', PUBLIC_MEMPOOL_RPC_PASSWORD: 'pw' }).publicMempool, {
+    kind: 'external',
+    rpcUrl: 'http://edge:8332',
+    auth: { kind: 'userpass', user: 'u', password: 'pw' },
+  });
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332' }).join('\n'), /PUBLIC_MEMPOOL_RPC_URL needs PUBLIC_MEMPOOL_RPC_COOKIE_FILE/);
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_USER: 'u', PUBLIC_MEMPOOL_RPC_PASSWORD: 'p' }).join('\n'), /need PUBLIC_MEMPOOL_RPC_URL/);
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'http://e:1', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/c', PUBLIC_MEMPOOL_RPC_USER: 'u' }).join('\n'), /not both/);
+  assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/c' }).join('\n'), /PUBLIC_MEMPOOL_RPC_URL/);
+});

@@ -46,6 +46,10 @@ const EnvSchema = Type.Object({
   STANDARD_POLICY_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   STANDARD_POLICY_NODE: Type.Union([Type.Literal('embedded'), Type.Literal('off')], { default: 'embedded', description: "'off': no embedded standard-policy node beside the embedded regtest node (the verdicts are then 'unknown')" }),
   REGTEST_POLICY_RPC_PORT: Port(18547, 'RPC port of the embedded standard-policy node'),
+  PUBLIC_MEMPOOL_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "RPC URL of a node that sees the public network's mempool and none of the pool node's transactions (such as the pool's edge node): a child is priced with a parent that node holds (child pays for parent). Unset, only parents the portal took or the submitter gave count" })),
+  PUBLIC_MEMPOOL_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_MEMPOOL_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_MEMPOOL_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.requestMs, description: "A request's headers and body must arrive within this; a slower one is answered 408 and closed" }),
@@ -99,6 +103,9 @@ export type NodeConfig =
       zmqPort: number;
     };
 
+/** The node whose mempool is the public network's (PUBLIC_MEMPOOL_RPC_URL), or none. */
+export type PublicMempoolConfig = { kind: 'external'; rpcUrl: string; auth: { kind: 'cookie'; cookieFile: string } | { kind: 'userpass'; user: string; password: string } } | { kind: 'off' };
+
 /** Where the standard-policy oracle is (modules/policy/): the operator's node, one beside the embedded regtest node, or none. */
 export type StandardPolicyConfig =
   | { kind: 'external'; rpcUrl: string; auth: { kind: 'cookie'; cookieFile: string } | { kind: 'userpass'; user: string; password: string } }
@@ -112,6 +119,7 @@ export interface AppConfig {
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
   node: NodeConfig;
   standardPolicy: StandardPolicyConfig;
+  publicMempool: PublicMempoolConfig;
   network: Network | undefined;
   rpc: { timeoutMs: number; concurrency: number };
   bytesPerSigop: number;
@@ -204,6 +212,15 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
   } else if (env.STANDARD_POLICY_RPC_COOKIE_FILE || hasPolicyUser) {
     problems.push('STANDARD_POLICY_RPC_COOKIE_FILE/USER/PASSWORD need STANDARD_POLICY_RPC_URL');
   }
+  const hasPublicUser = env.PUBLIC_MEMPOOL_RPC_USER !== undefined || env.PUBLIC_MEMPOOL_RPC_PASSWORD !== undefined;
+  if (env.PUBLIC_MEMPOOL_RPC_URL) {
+    if (env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE && hasPublicUser) problems.push('Set PUBLIC_MEMPOOL_RPC_COOKIE_FILE or PUBLIC_MEMPOOL_RPC_USER/PUBLIC_MEMPOOL_RPC_PASSWORD, not both');
+    if (!env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE && !(env.PUBLIC_MEMPOOL_RPC_USER && env.PUBLIC_MEMPOOL_RPC_PASSWORD)) {
+      problems.push('PUBLIC_MEMPOOL_RPC_URL needs PUBLIC_MEMPOOL_RPC_COOKIE_FILE, or both PUBLIC_MEMPOOL_RPC_USER and PUBLIC_MEMPOOL_RPC_PASSWORD');
+    }
+  } else if (env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE || hasPublicUser) {
+    problems.push('PUBLIC_MEMPOOL_RPC_COOKIE_FILE/USER/PASSWORD need PUBLIC_MEMPOOL_RPC_URL');
+  }
   // The embedded standard-policy node follows the embedded regtest node; beside an operator's node, the operator runs their own.
   const embeddedPolicy = !env.BITCOIN_RPC_URL && !env.STANDARD_POLICY_RPC_URL && env.STANDARD_POLICY_NODE !== 'off';
   const ports = [
@@ -271,6 +288,16 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
       ? { kind: 'embedded', datadir: path.join(dataDir, 'bitcoind-policy'), rpcPort: env.REGTEST_POLICY_RPC_PORT }
       : { kind: 'off' };
 
+  const publicMempool: PublicMempoolConfig = env.PUBLIC_MEMPOOL_RPC_URL
+    ? {
+        kind: 'external',
+        rpcUrl: env.PUBLIC_MEMPOOL_RPC_URL,
+        auth: env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE
+          ? { kind: 'cookie', cookieFile: env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE }
+          : { kind: 'userpass', user: env.PUBLIC_MEMPOOL_RPC_USER!, password: env.PUBLIC_MEMPOOL_RPC_PASSWORD! },
+      }
+    : { kind: 'off' };
+
   return {
     port: env.PORT,
     host: env.HOST,
@@ -278,6 +305,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     database: env.DATABASE_URL ? { kind: 'postgres', url: env.DATABASE_URL } : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
     node,
     standardPolicy,
+    publicMempool,
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
     rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
     bytesPerSigop: env.BITCOIN_BYTES_PER_SIGOP,

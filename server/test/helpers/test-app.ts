@@ -18,6 +18,7 @@ import { createRecordKeeper, type RecordKeeper } from '../../src/modules/submiss
 import type { TestNode } from './regtest.ts';
 import type { PortalJobs } from '../../src/jobs/portal-jobs.ts';
 import type { PolicyOracle } from '../../src/modules/policy/policy-oracle.ts';
+import type { PublicMempool } from '../../src/modules/submission/public-mempool.ts';
 import { createServices, type Adapters, type Services } from '../../src/services.ts';
 
 /**
@@ -79,6 +80,8 @@ export interface TestAppOptions {
   failureStorage?: Adapters['failureStorage'];
   /** The standard-policy oracle parse-tx asks (modules/policy/); none by default (verdicts "unknown"). */
   policy?: PolicyOracle;
+  /** The public network's mempool a child may be priced with a parent from (PUBLIC_MEMPOOL_RPC_URL); none by default. */
+  publicMempool?: PublicMempool;
   /** Fastify's trustProxy (TRUST_PROXY); default false. */
   trustProxy?: AppOptions['trustProxy'];
   /** Origins allowed to call the API cross-origin (CORS_ORIGINS); default none. */
@@ -127,6 +130,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     ...(options.staff ? { staff: options.staff } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.failureStorage ? { failureStorage: options.failureStorage } : {}),
+    ...(options.publicMempool ? { publicMempool: options.publicMempool } : {}),
     metrics,
     ...(typeof options.jobs === 'object' ? { jobs: options.jobs } : {}),
     // Receivers in tests listen on loopback, so private destinations are allowed unless a test says otherwise.

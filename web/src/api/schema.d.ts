@@ -141,6 +141,8 @@ export interface paths {
                                     /** @description Why public nodes refuse it, in plain words */
                                     explanation?: string;
                                 };
+                                /** @description How child pays for parent counts for it, in plain words: a child priced with the unconfirmed parents it pays for; a package member below the minimum that the members spending it pay for; or, for one below the minimum, how a child can still pay for it */
+                                child_pays_for_parent?: string;
                             }[];
                         };
                     };
@@ -605,6 +607,13 @@ export interface paths {
                                     explanation: string;
                                 } | null;
                                 explanation: string;
+                            } | null;
+                            child_pays_for_parent?: {
+                                /** @description The txids of the parents this transaction paid for: they were below the minimum and entered the mempool with it */
+                                pays_for: string[];
+                                /** @description The txids of the children that paid for this transaction: it was below the minimum and entered the mempool with them */
+                                paid_by: string[];
+                                message: string;
                             } | null;
                         };
                     };
@@ -1424,7 +1433,7 @@ export interface paths {
         put?: never;
         /**
          * Submit 2-25 transactions as a package (submitpackage), parents first
-         * @description Each member must clear effective_rate on its own. 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).
+         * @description Each member must clear effective_rate on its own, or together with the members that spend it (child pays for parent: (its fee + theirs) / (its vsize + theirs)). 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).
          */
         post: {
             parameters: {

@@ -12,7 +12,9 @@ export interface FaqItem {
  * SPEC.md section 1: a minimum fee threshold exists but its value is never
  * stated here; mining is never promised; transactions stay private until
  * mined; replace-by-fee needs a shared input and a higher fee; child-pays-for-
- * parent works only for transactions submitted one by one.
+ * parent works one transaction at a time and in a package (extended beyond
+ * SPEC.md section 1 on the product owner's request): a child lifts a parent
+ * it submits with, or after, or one already public.
  */
 export const FAQ_ITEMS: ReadonlyArray<FaqItem> = [
   {
@@ -154,10 +156,21 @@ export const FAQ_ITEMS: ReadonlyArray<FaqItem> = [
     id: 'child-pays-for-parent',
     question: 'Do you support child-pays-for-parent (CPFP)?',
     answer: (
-      <p>
-        Yes, when each transaction is submitted individually: submit the parent on its own, then the child that spends it on
-        its own. Child-pays-for-parent is not supported for transactions submitted together as a comma-separated package.
-      </p>
+      <>
+        <p>
+          Yes. A child transaction that spends an unconfirmed parent is judged together with it: the two clear the minimum
+          when their fees together, divided by their sizes together, do. So a child can lift a parent that pays too little
+          on its own, such as a transaction stuck in other nodes&apos; mempools.
+        </p>
+        <p>
+          Paste the parent first, then the child; or both at once, parent first, separated by a comma. A parent below the
+          minimum is not taken on its own, but we remember it for a day for the child you submit next from the same
+          connection, and the two then enter our mempool together. A parent you submitted here earlier needs only the
+          child, and so may one already waiting in the public network&apos;s mempool; if the child is refused because
+          the node does not know its inputs, paste the parent too. Both status pages then say that the child pays for
+          the parent.
+        </p>
+      </>
     ),
   },
   {

@@ -73,7 +73,8 @@ export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; net
                   </dd>
                 </div>
               ) : (
-              <div>
+              // With a child-pays-for-parent sentence it takes the summary's whole width, as the public network row does.
+              <div style={tx.child_pays_for_parent ? { gridColumn: '1 / -1' } : undefined}>
                 <dt>Minimum fee</dt>
                 <dd className={tx.meets_minimum_fee === false ? 'field-error' : 'ok'}>
                   {tx.meets_minimum_fee === null || tx.meets_minimum_fee === undefined
@@ -81,6 +82,7 @@ export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; net
                     : tx.meets_minimum_fee
                       ? 'Clears the current minimum'
                       : 'Below the current minimum'}
+                  {tx.child_pays_for_parent && <span className="hint">{tx.child_pays_for_parent}</span>}
                 </dd>
               </div>
               )}

@@ -90,6 +90,26 @@ export function StatusPage({ txid }: { txid: string }) {
                   </dd>
                 </div>
               )}
+              {data.child_pays_for_parent && (
+                <div>
+                  <dt>Child pays for parent</dt>
+                  <dd data-testid="tx-cpfp">
+                    {data.child_pays_for_parent.message}
+                    <ul className="cpfp-links">
+                      {data.child_pays_for_parent.pays_for.map((parent) => (
+                        <li key={parent}>
+                          <Link to={`/status?txid=${parent}`}>Parent {shortTxid(parent)}</Link>
+                        </li>
+                      ))}
+                      {data.child_pays_for_parent.paid_by.map((child) => (
+                        <li key={child}>
+                          <Link to={`/status?txid=${child}`}>Child {shortTxid(child)}</Link>
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>Transaction ID</dt>
                 <dd className="txid-cell">

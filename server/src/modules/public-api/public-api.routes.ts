@@ -149,7 +149,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     schema: {
       tags,
       summary: 'Submit 2-25 transactions as a package (submitpackage), parents first',
-      description: "Each member must clear effective_rate on its own. 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).",
+      description: "Each member must clear effective_rate on its own, or together with the members that spend it (child pays for parent: (its fee + theirs) / (its vsize + theirs)). 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).",
       body: PackageBody,
       response: { 200: PackageResponse, 400: PackageResponse, 413: StatusError, 429: StatusError, 503: StatusError },
     },

@@ -167,3 +167,18 @@ export function goneAnswer(txid: string, recorded: RecordedSubmission | undefine
     functional_rate: recorded?.functional_rate ?? null,
   };
 }
+
+/**
+ * The child-pays-for-parent note (submission/cpfp-links.repository.ts): a
+ * transaction that entered below the minimum because a child paid for it,
+ * or such a child. Both are the portal's records, so each may name the other.
+ */
+export function cpfpNote(links: { paysFor: string[]; paidBy: string[] }): StatusResponse['child_pays_for_parent'] {
+  const { paysFor, paidBy } = links;
+  if (paysFor.length === 0 && paidBy.length === 0) return null;
+  const parts = [
+    ...(paidBy.length > 0 ? [`This transaction paid less than the minimum on its own; ${paidBy.length === 1 ? 'a child transaction that spends it' : 'child transactions that spend it'} paid for it, and they entered the mempool together (child pays for parent). A miner takes them together, at their combined fee rate.`] : []),
+    ...(paysFor.length > 0 ? [`This transaction pays for ${paysFor.length === 1 ? 'its parent' : 'its parents'}, which paid less than the minimum on ${paysFor.length === 1 ? 'its' : 'their'} own; they entered the mempool together (child pays for parent). A miner takes them together, at their combined fee rate.`] : []),
+  ];
+  return { pays_for: paysFor, paid_by: paidBy, message: parts.join(' ') };
+}

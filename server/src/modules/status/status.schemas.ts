@@ -85,5 +85,10 @@ export const StatusResponse = Type.Object({
   market_rate: Nullable(Type.Number({ description: 'The rate to beat (sat/vB): the lowest package rate in the projected next block when it is full, else the node\'s minimum' })),
   functional_rate: Nullable(Type.Number({ description: 'The package rate (sat/vB, with the unconfirmed ancestors it needs) at which the projection selects it' })),
   bump: Type.Optional(Nullable(BumpAdvice)),
+  child_pays_for_parent: Type.Optional(Nullable(Type.Object({
+    pays_for: Type.Array(Type.String(), { description: 'The txids of the parents this transaction paid for: they were below the minimum and entered the mempool with it' }),
+    paid_by: Type.Array(Type.String(), { description: 'The txids of the children that paid for this transaction: it was below the minimum and entered the mempool with them' }),
+    message: Type.String(),
+  }, { description: 'Child pays for parent: set when this transaction entered the mempool below the minimum with a child paying for it, or is such a child; null otherwise' }))),
 });
 export type StatusResponse = Static<typeof StatusResponse>;

@@ -7,7 +7,8 @@ import { createBumpAdvisor } from './bump-advice.ts';
 import { createChainLookups } from './chain-lookups.ts';
 import { findRemoval, removal } from './removal-finder.ts';
 import { createSizeMemo } from './size-memo.ts';
-import { goneAnswer, inMempoolAnswer, minedAnswer, poolOddsOf, recordedConfirmedAnswer, unix, type MempoolEntry } from './status-answers.ts';
+import { cpfpNote, goneAnswer, inMempoolAnswer, minedAnswer, poolOddsOf, recordedConfirmedAnswer, unix, type MempoolEntry } from './status-answers.ts';
+import { cpfpLinksOf } from '../submission/cpfp-links.repository.ts';
 import { portalRecordOf } from './status.repository.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
@@ -61,7 +62,9 @@ export function createStatusService(deps: StatusDeps) {
     const txid = rawTxid.trim().toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(txid)) throw new ApiError(400, 'tx_id must be a transaction id of 64 hexadecimal characters.');
     try {
-      return await locate(txid);
+      // Child pays for parent: said on both transactions' answers (one query, whatever the txid).
+      const [answer, links] = await Promise.all([locate(txid), cpfpLinksOf(db, txid)]);
+      return { ...answer, child_pays_for_parent: cpfpNote(links) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof RpcTransportError || error instanceof RpcError) throw nodeFailure(error);

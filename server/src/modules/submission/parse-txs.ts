@@ -7,7 +7,8 @@ import { alreadyConfirmedMessage, confirmationFields, findConfirmation, type Con
 import { judgeStandard, UNKNOWN } from '../policy/standard-verdict.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { entriesForParse } from './psbt.ts';
-import { notice, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
+import { judgePackage, type PackageVerdict, type PricedMember } from './package-cpfp.ts';
+import { notice, offer, pricingContext, pricingFor, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
 import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT } from './submission-rules.ts';
 import type { ParseResponse, ParsedTxItem } from './submission.schemas.ts';
 import { decodeEach, normaliseItems } from './tx-decoding.ts';
@@ -28,10 +29,17 @@ interface ParsePricing {
   priced: Map<DecodedTx, PricedTx>;
   /** The transactions whose fee is unknown because they are already mined. */
   confirmed: Map<DecodedTx, Confirmation>;
+  /** A package's members judged together (package-cpfp.ts); undefined for one transaction, or when a fee is unknown. */
+  together: PackageVerdict | undefined;
   note: string | undefined;
 }
 
-export async function parse(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined): Promise<ParseResponse> {
+/** What a child can do for a transaction below the minimum: the flow the portal takes (submit-tx, submit-package). */
+export const CHILD_CAN_PAY = 'A child transaction that spends it can pay for both: submit the child next, or both at once as parent,child.';
+const PAYS_FOR_PARENTS = 'Priced with the unconfirmed parents it spends: its fee pays for them too (child pays for parent).';
+const PAID_BY_CHILDREN = 'Below the minimum on its own; the transactions of the package that spend it pay for it (child pays for parent).';
+
+export async function parse(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: Pick<SubmitOptions, 'clientAddress'> = {}): Promise<ParseResponse> {
   const hexes = normaliseItems(rawHexes);
   const clientCode = normaliseClientCode(rawClientCode);
   if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
@@ -42,7 +50,7 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
   const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
   // Whether the public network would relay each one: asked beside the pricing, never failing the answer.
   const [pricing, standard] = await Promise.all([
-    priceForParse(service, clientCode, txs),
+    priceForParse(service, clientCode, txs, options.clientAddress),
     judgeStandard(
       service,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
@@ -57,6 +65,11 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
     const item = { ...parsedItem(d, pricing, single), standard: standard.get(d) ?? UNKNOWN };
     return entry.psbt ? { ...item, psbt: { stated_fee: entry.psbt.statedFeeSats } } : item;
   });
+  // Below the minimum: kept as offered, for a child this address submits next (child pays for parent).
+  await offer(service, options.clientAddress, entries.flatMap((e, i) => {
+    const item = transactions[i]!;
+    return 'hex' in e && item.meets_minimum_fee === false && item.txid !== undefined ? [{ txid: item.txid, hex: e.hex }] : [];
+  }));
   const failed = transactions.filter((t) => t.status === 'error').length;
   return {
     status: failed === 0 ? 'success' : 'error',
@@ -66,11 +79,13 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
   };
 }
 
-async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[]): Promise<ParsePricing> {
-  const pricing: ParsePricing = { ctx: undefined, priced: new Map(), confirmed: new Map(), note: undefined };
+async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[], clientAddress: string | undefined): Promise<ParsePricing> {
+  const pricing: ParsePricing = { ctx: undefined, priced: new Map(), confirmed: new Map(), together: undefined, note: undefined };
   try {
     pricing.ctx = await pricingContext(service, clientCode);
-    pricing.priced = new Map((await priceTransactions(service.rpc, txs, service.pricing)).map((p) => [p.tx, p]));
+    const priced = await priceTransactions(service.rpc, txs, pricingFor(service, clientAddress));
+    pricing.priced = new Map(priced.map((p) => [p.tx, p]));
+    if (priced.length > 1 && priced.every((p) => p.fee !== undefined)) pricing.together = judgePackage(priced as PricedMember[], pricing.ctx.threshold);
     // Spent inputs: pasted again after it was mined? Then say where it is.
     for (const p of pricing.priced.values()) {
       if (p.fee !== undefined) continue;
@@ -85,18 +100,27 @@ async function priceForParse(service: SubmissionContext, clientCode: string | un
 }
 
 /** One decoded transaction as the parse answer lists it; `single`: alone, so priced with its unconfirmed ancestors. */
-function parsedItem(d: DecodedTx, { ctx, priced, confirmed, note }: ParsePricing, single: boolean): ParsedTxItem {
+function parsedItem(d: DecodedTx, { ctx, priced, confirmed, together, note }: ParsePricing, single: boolean): ParsedTxItem {
   const p = priced.get(d);
   const mined = confirmed.get(d);
   const fee = p?.fee;
   const vsize = p?.vsize ?? d.vsize;
   let meets: boolean | null = null;
   let functional: number | null = null;
+  let cpfp: string | undefined;
   if (fee !== undefined && ctx) {
     const own = { feeSats: fee, vsize };
     const ancestors = single ? p!.mempoolAncestors : [];
     meets = functionalClears(own, ancestors, ctx.threshold);
     functional = functionalRate(own, ancestors);
+    if (meets && ancestors.length > 0) cpfp = PAYS_FOR_PARENTS;
+    // In a package: a member below the minimum that the members spending it pay for.
+    const position = [...priced.keys()].indexOf(d);
+    if (!meets && together?.unpaid === -1 && together.lifted.some(([parent]) => parent === position)) {
+      meets = true;
+      cpfp = PAID_BY_CHILDREN;
+    }
+    if (!meets) cpfp = CHILD_CAN_PAY;
   }
   const message = mined ? alreadyConfirmedMessage(mined) : note ?? (fee === undefined ? 'Some inputs spend outputs the mining node does not know, so the fee is unknown.' : meets ? 'The fee clears the current minimum.' : FEE_TOO_LOW_MESSAGE);
   return {
@@ -118,5 +142,6 @@ function parsedItem(d: DecodedTx, { ctx, priced, confirmed, note }: ParsePricing
     inputs: d.inputs.slice(0, PARSE_LIST_LIMIT).map((i) => ({ txid: i.txid, vout: i.vout, sequence: i.sequence })),
     outputs: d.outputs.slice(0, PARSE_LIST_LIMIT).map((o) => ({ value: o.value, script_pubkey: o.scriptPubKey })),
     ...(mined ? { confirmed: confirmationFields(mined) } : {}),
+    ...(cpfp && !mined ? { child_pays_for_parent: cpfp } : {}),
   };
 }

@@ -12,6 +12,8 @@ import type { PortalSettings, SettingsStore } from '../settings/settings.store.t
 import { isRetryableFailure } from './failure-policy.ts';
 import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
 import type { PricedTx, PricingOptions } from './prevouts.ts';
+import { offerParents, offeredBy, type OfferedParent } from './offered-parents.repository.ts';
+import type { PublicMempool } from './public-mempool.ts';
 import { createPrivateConflicts, type PrivateConflicts } from './private-conflicts.ts';
 import type { RecordKeeper } from './record-keeper.ts';
 import { signaturesVerdict } from './signature-check.ts';
@@ -40,6 +42,8 @@ export interface SubmissionDeps {
   policy?: PolicyOracle | undefined;
   /** What one client address may make the portal store as failed submissions in a day (DEFAULT_FAILURE_STORAGE without). */
   failureStorage?: FailureStorageBound | undefined;
+  /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds. None without. */
+  publicMempool?: PublicMempool | undefined;
 }
 
 export interface SubmitOptions {
@@ -52,7 +56,13 @@ export interface SubmitOptions {
    * record before it calls the failure resolved.
    */
   waitForRecord?: boolean;
-  /** The caller's address group (http/sse-registry.ts addressGroup): what it may make the portal store is bounded. None for staff retries. */
+  /**
+   * The submitter's address group (http/sse-registry.ts addressGroup), none
+   * for staff retries: what it may make the portal store as failures is
+   * bounded; a transaction it submits below the minimum is remembered as a
+   * parent it offered, and its child is priced with the parents it offered
+   * (child pays for parent).
+   */
   clientAddress?: string | undefined;
 }
 
@@ -74,9 +84,38 @@ export interface PricingContext {
 export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext {
   const { db, rpc } = deps;
   const portalTxids = (txids: readonly string[]) => recordedTxids(db, txids);
-  const pricing = { bytesPerSigop: deps.bytesPerSigop, portalTxids };
+  const publicMempool = deps.publicMempool;
+  const pricing: PricingOptions = {
+    bytesPerSigop: deps.bytesPerSigop,
+    portalTxids,
+    outside: { publicTxids: (txids) => (publicMempool ? publicMempool.holds(txids) : Promise.resolve(new Set())), givenHexes: () => Promise.resolve(new Map()) },
+  };
   const conflicts = createPrivateConflicts({ rpc, portalTxids });
   return { ...deps, portalTxids, pricing, conflicts, failureStorage: deps.failureStorage ?? DEFAULT_FAILURE_STORAGE };
+}
+
+/**
+ * How a submission from `clientAddress` is priced: with the portal's own
+ * parents, public ones, and the parents this address offered (none without
+ * an address). The same questions whatever the parents are, so a private
+ * parent costs what an unknown one does.
+ */
+export function pricingFor(service: SubmissionContext, clientAddress: string | undefined): PricingOptions {
+  if (clientAddress === undefined) return service.pricing;
+  const { db, clock } = service;
+  return { ...service.pricing, outside: { ...service.pricing.outside!, givenHexes: (txids) => offeredBy(db, clientAddress, txids, clock.now()) } };
+}
+
+/**
+ * Remembers transactions refused as below the minimum as parents this
+ * address offered, for a child to pay for (offered-parents.repository.ts).
+ * Never fails the answer: without the row, a child is refused as before.
+ */
+export async function offer(service: SubmissionContext, clientAddress: string | undefined, offered: readonly OfferedParent[]): Promise<void> {
+  if (clientAddress === undefined || offered.length === 0) return;
+  await offerParents(service.db, clientAddress, offered, service.clock.now()).catch((error: unknown) => {
+    service.log.error({ err: error }, 'Could not remember an offered parent');
+  });
 }
 
 /** The settings this submission is judged by, read once: refused here when in maintenance. */

@@ -5,9 +5,10 @@ import { explainRejectReason } from '../../bitcoin/reject-reasons.ts';
 /** Bitcoin Core's MAX_PACKAGE_COUNT (policy/packages.h). */
 export const MAX_PACKAGE_COUNT = 25;
 
-export const FEE_TOO_LOW_MESSAGE = 'The transaction fee is too low for this service. Raise the fee and submit again.';
+export const FEE_TOO_LOW_MESSAGE =
+  'The transaction fee is too low for this service. Raise the fee and submit again, or submit next a child transaction that spends it and pays for both (child pays for parent).';
 export const PACKAGE_FEE_TOO_LOW_MESSAGE =
-  'pays too low a fee for this service. In a package every transaction must clear the minimum on its own; child-pays-for-parent works only for transactions submitted one at a time.';
+  'pays too low a fee for this service, even counted together with the transactions of the package that spend it. Raise its fee, or give a child that spends it a fee that pays for both.';
 export const MAINTENANCE_MESSAGE = 'Submissions are paused for maintenance. Please check back later.';
 /**
  * The answer for a transaction spending an output the portal cannot price:

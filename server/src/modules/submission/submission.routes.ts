@@ -42,7 +42,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: TxHexesBody,
       response: { 200: ParseResponse, ...errors },
     },
-  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code));
+  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip) }));
 
   app.post('/submit-tx', {
     bodyLimit: SINGLE_BODY_LIMIT,

@@ -119,6 +119,10 @@ export const ParsedTxItem = Type.Object({
   ),
   confirmed: Type.Optional(Confirmed),
   standard: Type.Optional(StandardVerdict),
+  child_pays_for_parent: Type.Optional(Type.String({
+    description:
+      'How child pays for parent counts for it, in plain words: a child priced with the unconfirmed parents it pays for; a package member below the minimum that the members spending it pay for; or, for one below the minimum, how a child can still pay for it',
+  })),
 });
 export type ParsedTxItem = Static<typeof ParsedTxItem>;
 

@@ -25,7 +25,8 @@ export function createSubmissionService(deps: SubmissionDeps) {
     submitTx: async (rawHex: string, rawClientCode: string | undefined, options?: SubmitOptions) => submitTx(service, await hexForSubmission(service.rpc, rawHex), rawClientCode, options),
     submitPackage: async (rawHexes: string[], rawClientCode: string | undefined, options?: SubmitOptions) =>
       submitPackage(service, await packageHexesForSubmission(service.rpc, rawHexes), rawClientCode, options),
-    parse: (rawHexes: string[], rawClientCode: string | undefined) => parse(service, rawHexes, rawClientCode),
+    /** `options.clientAddress`: a transaction below the minimum is kept as a parent that address offered (child pays for parent). */
+    parse: (rawHexes: string[], rawClientCode: string | undefined, options?: Pick<SubmitOptions, 'clientAddress'>) => parse(service, rawHexes, rawClientCode, options),
     info: (network: string) => info(service, network),
     /** submit-tx's judgement without sending: nothing recorded (dry-run.ts). */
     checkTx: async (rawHex: string, rawClientCode: string | undefined) => checkTx(service, await hexForSubmission(service.rpc, rawHex), rawClientCode),

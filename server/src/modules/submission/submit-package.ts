@@ -6,8 +6,10 @@ import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { notePackageStandardness } from '../policy/note-standardness.ts';
-import { clearsThreshold, feeRate } from '../pricing/fee-math.ts';
+import { feeRate } from '../pricing/fee-math.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
+import { recordCpfpLinks, type CpfpLink } from './cpfp-links.repository.ts';
+import { judgePackage, type PricedMember } from './package-cpfp.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
 import { PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
@@ -17,9 +19,12 @@ import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
 import { publicPackageResult } from '../disclosure/public-disclosure.ts';
 
 /**
- * A package submitted (submitpackage): every member priced on its own (no
- * child-pays-for-parent in a package, SPEC.md section 1); the members the
- * node took recorded, even when the package as a whole failed.
+ * A package submitted (submitpackage): every member must clear the minimum
+ * on its own, or together with the members that spend it (child pays for
+ * parent, package-cpfp.ts; SPEC.md section 1 allowed it for single
+ * submissions only, and it now holds in a package too). The members the
+ * node took are recorded, even when the package as a whole failed, and a
+ * member paid for by its child is linked to it for both status answers.
  */
 
 type PackageFailure = FailedSubmission;
@@ -34,11 +39,12 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
   const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
   const [ctx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
 
-  // Packages get no child-pays-for-parent (SPEC.md section 1): each member on its own.
-  const cheap = priced.findIndex((p) => !clearsThreshold(p.fee!, p.vsize, ctx.threshold));
-  if (cheap >= 0) {
-    throw new ApiError(422, `Transaction ${cheap + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
+  const members = priced as PricedMember[];
+  const { unpaid, lifted } = judgePackage(members, ctx.threshold);
+  if (unpaid >= 0) {
+    throw new ApiError(422, `Transaction ${unpaid + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
   }
+  if (lifted.length > 0) await childrenPass(service, txs, hexes, failure, ctx);
 
   let result: SubmitPackageResult;
   try {
@@ -47,7 +53,7 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
     await fail(service, { ...failure, priced }, error);
     throw await service.conflicts.refusal(error, txs);
   }
-  await keepAccepted(service, result, priced, hexes, clientCode, ctx, options);
+  await keepAccepted(service, result, priced, hexes, clientCode, ctx, options, lifted);
   // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
   const shown = await publicPackageResult(service.portalTxids, result);
   if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, { ...failure, priced });
@@ -73,11 +79,41 @@ async function pricePackage(service: SubmissionContext, txs: DecodedTx[], hexes:
   }
 }
 
+/** The node's verdicts that do not stop a package: already there, or a fee the package as a whole may still pay (submitpackage judges that). */
+const NOT_FINAL = /^txn-already-(in-mempool|known)$|^txn-same-nonwitness-data-in-mempool$|^min relay fee not met|^mempool min fee not met/;
+
+/**
+ * Before a package whose children pay for a parent below the minimum is
+ * sent: the node's testmempoolaccept on it. submitpackage takes each member
+ * that passes alone first (validation.cpp AcceptPackage), so a parent that
+ * clears the node's own minimum would enter even when its child is then
+ * refused, paying less than the portal's minimum: a member the node would
+ * refuse for another reason than its fee refuses the whole package here.
+ */
+async function childrenPass(service: SubmissionContext, txs: DecodedTx[], hexes: string[], failure: PackageFailure, ctx: PricingContext): Promise<void> {
+  let reasons: string[];
+  try {
+    reasons = await nodeVerdict(service, hexes);
+  } catch (error) {
+    await fail(service, failure, error);
+    throw nodeFailure(error);
+  }
+  const final = reasons.find((r) => !NOT_FINAL.test(r));
+  if (final === undefined) return;
+  const { message, staffDetail } = await service.conflicts.publicReason(final, txs);
+  throw new ApiError(422, staffDetail === undefined ? explainRejectReason(final) : message, notice(ctx), staffDetail);
+}
+
 /** Members the node took are in its mempool even when the package as a whole failed: they are recorded all the same. */
-async function keepAccepted(service: SubmissionContext, result: SubmitPackageResult, priced: PricedTx[], hexes: string[], clientCode: string | undefined, ctx: PricingContext, options: SubmitOptions): Promise<void> {
+async function keepAccepted(service: SubmissionContext, result: SubmitPackageResult, priced: PricedTx[], hexes: string[], clientCode: string | undefined, ctx: PricingContext, options: SubmitOptions, lifted: Array<[number, number]>): Promise<void> {
   const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
   const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
   if (kept.length === 0) return;
+  // Which of them a child paid for, both taken: said on both status answers.
+  const links: CpfpLink[] = lifted.flatMap(([parent, child]) => {
+    const [p, c] = [priced[parent]!.tx.txid, priced[child]!.tx.txid];
+    return accepted.has(p) && accepted.has(c) ? [{ parentTxid: p, childTxid: c }] : [];
+  });
   const totalFee = kept.reduce((sum, k) => sum + k.p.fee!, 0);
   const totalVsize = kept.reduce((sum, k) => sum + k.p.vsize, 0);
   const rate = feeRate(totalFee, totalVsize);
@@ -104,7 +140,9 @@ async function keepAccepted(service: SubmissionContext, result: SubmitPackageRes
   });
   // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
   notePackageStandardness(service, packageHash, kept.map((k) => ({ tx: k.p.tx, hex: k.hex })), recorded);
-  await recorded;
+  // The links only add a note to the status answers: without them the package still stands.
+  const linked = recordCpfpLinks(service.db, links).catch((error: unknown) => service.log.error({ err: error, packageHash }, 'Could not record which child pays for which parent'));
+  await Promise.all([recorded, linked]);
 }
 
 /** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */

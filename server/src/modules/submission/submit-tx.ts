@@ -7,7 +7,8 @@ import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
-import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
+import { fail, nodeVerdict, notice, offer, openForSubmissions, pricingContext, pricingFor, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
+import { submitPackage } from './submit-package.ts';
 import { claimSubmission, releaseClaim, type NewSubmission } from './submission.repository.ts';
 import { FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
@@ -30,7 +31,7 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
   const current = await openForSubmissions(service);
 
   const failure: TxFailure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-  const [ctx, priced] = await priceTx(service, tx, hex, clientCode, current, failure);
+  const [ctx, priced] = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
 
   const own = { feeSats: priced.fee, vsize: priced.vsize };
   if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
@@ -38,7 +39,14 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
     // lower: it stays there, so a repeat is not a refusal. One the portal
     // did not record is not looked for (private until mined).
     if ((await service.portalTxids([tx.txid])).has(tx.txid) && (await inMempool(service, tx.txid))) return { status: 'success', message: tx.txid, ...notice(ctx) };
+    // Kept for a while: a child this address submits next may pay for it.
+    await offer(service, options.clientAddress, [{ txid: tx.txid, hex }]);
     throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
+  }
+  // Spends parents its submitter gave earlier: they enter together, as a package (child pays for parent).
+  if (priced.givenParents.length > 0) {
+    await submitPackage(service, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
+    return { status: 'success', message: tx.txid, ...notice(ctx) };
   }
 
   const rate = feeRate(priced.fee, priced.vsize);
@@ -65,9 +73,9 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
 }
 
 /** The price context and the transaction's price; refused (422) when the fee cannot be known or is negative. */
-async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, clientCode: string | undefined, current: PortalSettings, failure: TxFailure): Promise<[PricingContext, PricedWithFee]> {
+async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, clientCode: string | undefined, current: PortalSettings, failure: TxFailure, clientAddress: string | undefined): Promise<[PricingContext, PricedWithFee]> {
   try {
-    const [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
+    const [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], pricingFor(service, clientAddress))])) as [PricingContext, [PricedTx]];
     if (priced.fee === undefined) throw await unknownInputsRefusal(service, [tx], [0]);
     // Outputs worth more than the inputs: the node says why in its own words.
     if (priced.fee < 0) {
