@@ -1,5 +1,6 @@
 import { createApiKeyService, type ApiKeyService } from './modules/clients/api-keys.service.ts';
 import { createPublicApiService, type PublicApiService } from './modules/public-api/public-api.service.ts';
+import type { FastifyRateLimitStoreCtor as RateLimitStoreCtor } from '@fastify/rate-limit';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import type { LocalIssuer } from './auth/local-issuer.ts';
 import { createLocalLoginService, type LocalLoginService } from './auth/local-login.service.ts';
@@ -91,6 +92,11 @@ export interface Adapters {
    * which every signing secret is derived again when needed (never stored).
    */
   webhooks: WebhookAdapters;
+  /**
+   * Where per-address rate limits count (http/rate-limit-store.ts): in a
+   * store every instance shares (REDIS_URL); without, in this instance's memory.
+   */
+  rateLimitStore?: RateLimitStoreCtor | undefined;
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
   mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
 }
@@ -142,6 +148,8 @@ export interface Services {
   emailNotify: EmailNotifyService;
   /** Tracking, retries and webhook deliveries: built here, started and stopped by the caller (never by buildApp). */
   jobs: PortalJobs;
+  /** Where per-address rate limits count: shared by every instance, or undefined for this instance's memory. */
+  rateLimitStore: RateLimitStoreCtor | undefined;
 }
 
 export function createServices(adapters: Adapters): Services {
@@ -187,6 +195,7 @@ export function createServices(adapters: Adapters): Services {
     webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log }),
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
     emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
+    rateLimitStore: adapters.rateLimitStore,
     jobs: createPortalJobs({
       db, rpc, mempool, submission, log: jobsLog ?? log, ...jobTimings,
       webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },

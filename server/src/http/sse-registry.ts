@@ -16,6 +16,13 @@ export interface SseClient {
   ip: string;
 }
 
+/**
+ * How a stream ended, for its audit row (audit/audit.hooks.ts): the client
+ * left, the stream reached its time limit, the server shut down, the
+ * response failed, or the server ended it for another reason.
+ */
+export type StreamEnding = 'client_closed' | 'time_limit' | 'server_shutdown' | 'error' | 'server_closed';
+
 export interface StreamRefusal {
   statusCode: 429 | 503;
   message: string;
