@@ -77,7 +77,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     // A URL Fastify cannot decode (`/rest-api/client/update/%zz`) is answered before any hook runs: in the API's error shape, with the security headers.
     frameworkErrors: (error, request, reply) => {
       securityHeaders.apply(request, reply);
-      void answerRefusedBeforeRouting(error, request, reply as FastifyReply);
+      void answerRefusedBeforeRouting(error, request, reply);
     },
     // Requests Node's HTTP parser refuses (headers too large, not HTTP) never reach Fastify: answered on the socket, in the same shape and headers.
     clientErrorHandler: createClientErrorHandler(securityHeaders),
@@ -86,7 +86,7 @@ export async function buildApp(services: Services, options: AppOptions) {
   securityHeaders.register(app);
 
   // The one per-address budget of the public door (http/public-scope.ts), made once the rate-limit plugin is registered.
-  let publicRateLimit: PublicRateLimit | undefined;
+  const door: { budget?: PublicRateLimit } = {};
   /**
    * A request the router refuses (a path it cannot decode, a parameter over its length limit) is answered here,
    * before any hook runs: in the API's error shape, and under the API once the public budget allowed it, as every
@@ -95,7 +95,7 @@ export async function buildApp(services: Services, options: AppOptions) {
   async function answerRefusedBeforeRouting(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const audited = unroutedEndpoint(request.url) !== undefined;
     try {
-      const refusal = audited && publicRateLimit ? await spendOutsideHooks(publicRateLimit, request, reply) : null;
+      const refusal = audited && door.budget ? await spendOutsideHooks(door.budget, request, reply) : null;
       if (refusal) {
         await reply.status(refusal.statusCode).send({ status: 'error', message: refusal.message });
         return;
@@ -147,7 +147,7 @@ export async function buildApp(services: Services, options: AppOptions) {
   await app.register(rateLimit, rateLimitPluginOptions(services.rateLimitStore));
   // One rate-limit budget per client IP for the whole public door (http/public-scope.ts).
   const budget = createPublicRateLimit(app, options.rateLimit);
-  publicRateLimit = budget;
+  door.budget = budget;
   // The public API answers CORS for any origin (or CORS_ORIGINS), without credentials; the rest to none. A preflight spends the budget first.
   const cors = await registerCorsPolicy(app, options.corsOrigins ?? [], budget);
   // After the CORS policy's hook, so that a 429 carries its headers: every audited request spends the budget, unless its route's scope decides.

@@ -1,6 +1,7 @@
 import { createApiKeyService, type ApiKeyService } from './modules/clients/api-keys.service.ts';
 import { createPublicApiService, type PublicApiService } from './modules/public-api/public-api.service.ts';
 import type { FastifyRateLimitStoreCtor as RateLimitStoreCtor } from '@fastify/rate-limit';
+import { sharedRateLimitStore, type SharedCounters } from './http/rate-limit-store.ts';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import type { LocalIssuer } from './auth/local-issuer.ts';
 import { createLocalLoginService, type LocalLoginService } from './auth/local-login.service.ts';
@@ -93,10 +94,11 @@ export interface Adapters {
    */
   webhooks: WebhookAdapters;
   /**
-   * Where per-address rate limits count (http/rate-limit-store.ts): in a
-   * store every instance shares (REDIS_URL); without, in this instance's memory.
+   * Counters every instance shares (REDIS_URL: Redis), where the per-address
+   * rate limits count (http/rate-limit-store.ts); without, each instance
+   * counts in its own memory. Opened and closed by the caller.
    */
-  rateLimitStore?: RateLimitStoreCtor | undefined;
+  sharedCounters?: SharedCounters | undefined;
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
   mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
 }
@@ -195,7 +197,7 @@ export function createServices(adapters: Adapters): Services {
     webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log }),
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
     emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
-    rateLimitStore: adapters.rateLimitStore,
+    rateLimitStore: adapters.sharedCounters ? sharedRateLimitStore(adapters.sharedCounters) : undefined,
     jobs: createPortalJobs({
       db, rpc, mempool, submission, log: jobsLog ?? log, ...jobTimings,
       webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },

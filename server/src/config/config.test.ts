@@ -260,3 +260,13 @@ test('standard-policy oracle: a node beside the embedded one by default, off on 
   assert.match(problemsOf({ REGTEST_POLICY_RPC_PORT: '18543' }).join('\n'), /must all differ/);
   assert.equal(parse({ REGTEST_POLICY_RPC_PORT: '18543', STANDARD_POLICY_NODE: 'off' }).standardPolicy.kind, 'off');
 });
+
+test('REDIS_URL: unset by default (each instance counts its own rate limits), or a redis:// or rediss:// URL whose password is never echoed', () => {
+  assert.equal(parse({}).redisUrl, undefined);
+  assert.equal(parse({ REDIS_URL: 'redis://:s3cret@cache.internal:6379/2' }).redisUrl, 'redis://:s3cret@cache.internal:6379/2');
+  assert.equal(parse({ REDIS_URL: 'rediss://portal:s3cret@cache.internal:6380' }).redisUrl, 'rediss://portal:s3cret@cache.internal:6380');
+  const problems = problemsOf({ REDIS_URL: 'http://:s3cret@cache.internal:6379' });
+  assert.equal(problems.length, 1, problems.join('\n'));
+  assert.match(problems[0]!, /^REDIS_URL /);
+  assert.doesNotMatch(problems.join('\n'), /s3cret/);
+});
