@@ -10,8 +10,9 @@ import type { Logger } from '../lib/logger.ts';
  * spent on one is spent on all.
  *
  * When Redis cannot answer (down, unreachable, slower than
- * COMMAND_TIMEOUT_MS), a request never waits for it: its limit counts in
- * this instance's memory instead, until Redis answers again. Neither
+ * COMMAND_TIMEOUT_MS), a request does not wait for it: its limit counts in
+ * this instance's memory instead, and so do the next requests' for a few
+ * seconds, when Redis is asked again. Neither
  * fail-open nor fail-closed: failing open would lift every limit (and with
  * it the bound on the audit rows a stranger can write) whenever Redis is
  * down, and failing closed would refuse every public request for an outage
@@ -36,6 +37,8 @@ export interface SharedCounters {
 
 /** How long a request may wait for Redis before its limit counts in memory instead. */
 export const COMMAND_TIMEOUT_MS = 500;
+/** After a failure, Redis is not asked again for this long: a Redis that stopped answering costs one wait, not one per request. */
+const RETRY_AFTER_FAILURE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 2_000;
 
 /**
@@ -74,7 +77,9 @@ export async function connectRedisCounters(url: string, options: { keyPrefix: st
   redis.defineCommand('portalRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const hitCommand = (redis as unknown as { portalRateLimitHit: HitCommand }).portalRateLimitHit.bind(redis);
   let healthy = true;
+  let askAgainAt = 0;
   const failed = (error: unknown) => {
+    askAgainAt = Date.now() + RETRY_AFTER_FAILURE_MS;
     if (!healthy) return;
     healthy = false;
     options.log.warn({ err: error }, 'Redis (REDIS_URL) unavailable: rate limits count per instance until it answers again');
@@ -90,6 +95,7 @@ export async function connectRedisCounters(url: string, options: { keyPrefix: st
   }
   return {
     async hit(key, windowMs) {
+      if (Date.now() < askAgainAt) throw new Error('Redis failed moments ago');
       try {
         const [current, ttl] = await hitCommand(key, windowMs);
         if (!healthy) {
