@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { pathReachesApi } from './audit/audit-endpoint.ts';
+import { pathReachesApi, unroutedEndpoint } from './audit/audit-endpoint.ts';
 import { auditRefusedBeforeRouting, registerAuditHooks } from './audit/audit.hooks.ts';
 import { staffScope } from './auth/staff-scope.ts';
 import { staffMeRoutes } from './auth/staff.routes.ts';
@@ -18,7 +18,7 @@ import { ApiError, SERVICE_UNAVAILABLE_MESSAGE } from './http/errors.ts';
 import { createJsonBodyParser } from './http/json-body-parser.ts';
 import { DEFAULT_HTTP_TIMEOUTS, serverTimeoutOptions, type HttpTimeouts } from './http/http-timeouts.ts';
 import { registerCorsPolicy } from './http/cors-policy.ts';
-import { createPublicRateLimit, limitUnroutedApiRequests, publicScope } from './http/public-scope.ts';
+import { createPublicRateLimit, limitStrangerRequests, publicScope, rateLimitPluginOptions, spendOutsideHooks, type PublicRateLimit } from './http/public-scope.ts';
 import { withRequestLogSerializer } from './http/request-log.ts';
 import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
@@ -77,16 +77,38 @@ export async function buildApp(services: Services, options: AppOptions) {
     // A URL Fastify cannot decode (`/rest-api/client/update/%zz`) is answered before any hook runs: in the API's error shape, with the security headers.
     frameworkErrors: (error, request, reply) => {
       securityHeaders.apply(request, reply);
-      const body = { status: 'error', message: error.code === 'FST_ERR_BAD_URL' ? 'The address is not a valid URL.' : error.message };
-      void (reply as FastifyReply).status(400).send(body);
-      // No hook runs for these: the audit trail is told directly.
-      auditRefusedBeforeRouting(services.audit, request, reply, JSON.stringify(body), options.auditPayloadMaxChars);
+      void answerRefusedBeforeRouting(error, request, reply);
     },
     // Requests Node's HTTP parser refuses (headers too large, not HTTP) never reach Fastify: answered on the socket, in the same shape and headers.
     clientErrorHandler: createClientErrorHandler(securityHeaders),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // First, so that every response carries them, whatever refuses the request later.
   securityHeaders.register(app);
+
+  // The one per-address budget of the public door (http/public-scope.ts), made once the rate-limit plugin is registered.
+  const door: { budget?: PublicRateLimit } = {};
+  /**
+   * A request the router refuses (a path it cannot decode, a parameter over its length limit) is answered here,
+   * before any hook runs: in the API's error shape, and under the API once the public budget allowed it, as every
+   * audited request a stranger makes. No hook runs for these either: the audit trail is told directly.
+   */
+  async function answerRefusedBeforeRouting(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const audited = unroutedEndpoint(request.url) !== undefined;
+    try {
+      const refusal = audited && door.budget ? await spendOutsideHooks(door.budget, request, reply) : null;
+      if (refusal) {
+        await reply.status(refusal.statusCode).send({ status: 'error', message: refusal.message });
+        return;
+      }
+    } catch (failure) {
+      request.log.error({ err: failure }, 'Rate limit unavailable');
+      await reply.status(500).send({ status: 'error', message: 'Something went wrong on the server.' });
+      return;
+    }
+    const body = { status: 'error', message: error.code === 'FST_ERR_BAD_URL' ? 'The address is not a valid URL.' : error.message };
+    await reply.status(400).send(body);
+    auditRefusedBeforeRouting(services.audit, request, reply, JSON.stringify(body), options.auditPayloadMaxChars);
+  }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
@@ -121,17 +143,15 @@ export async function buildApp(services: Services, options: AppOptions) {
     await services.audit.close();
   });
 
-  // The public API answers CORS for any origin (or CORS_ORIGINS), without credentials; the rest to none.
-  const cors = await registerCorsPolicy(app, options.corsOrigins ?? []);
-
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      status: 'error',
-      message: `Too many requests. Please retry in ${Math.ceil(context.ttl / 1000)} seconds.`,
-    }),
-  });
+  // Per-address limits count in this instance's memory, or in the store every instance shares (REDIS_URL).
+  await app.register(rateLimit, rateLimitPluginOptions(services.rateLimitStore));
+  // One rate-limit budget per client IP for the whole public door (http/public-scope.ts).
+  const budget = createPublicRateLimit(app, options.rateLimit);
+  door.budget = budget;
+  // The public API answers CORS for any origin (or CORS_ORIGINS), without credentials; the rest to none. A preflight spends the budget first.
+  const cors = await registerCorsPolicy(app, options.corsOrigins ?? [], budget);
+  // After the CORS policy's hook, so that a 429 carries its headers: every audited request spends the budget, unless its route's scope decides.
+  limitStrangerRequests(app, budget);
 
   await app.register(swagger, {
     openapi: {
@@ -158,13 +178,9 @@ export async function buildApp(services: Services, options: AppOptions) {
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui' });
 
-  // One rate-limit budget per client IP for the whole public API (http/public-scope.ts).
-  const publicRateLimit = createPublicRateLimit(app, options.rateLimit);
-  // Strangers' requests no route takes, and refused staff requests, spend the same budget: each costs an audit row.
-  limitUnroutedApiRequests(app, publicRateLimit);
   await app.register(publicScope, {
     prefix: '/rest-api',
-    rateLimit: publicRateLimit,
+    rateLimit: budget,
     cors,
     routes: async (scope) => {
       await scope.register(submissionRoutes, { service: services.submission, webhooks: services.webhooks, network: services.network });
@@ -177,7 +193,7 @@ export async function buildApp(services: Services, options: AppOptions) {
   // The Slipstream-compatible API: the same services and the same per-address budget, its own wire shapes.
   await app.register(publicScope, {
     prefix: '/api',
-    rateLimit: publicRateLimit,
+    rateLimit: budget,
     cors,
     routes: async (scope) => {
       await scope.register(publicApiRoutes, {
@@ -203,7 +219,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     await app.register(staffScope, {
       prefix: '/rest-api',
       verifier: staff.verifier,
-      rateLimit: publicRateLimit,
+      rateLimit: budget,
       viewRoutes: [
         staffMeRoutes,
         auditLogRoutes(services.auditLogs),

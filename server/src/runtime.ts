@@ -5,6 +5,7 @@ import { loadAuthKey } from './auth/auth-key-secret.ts';
 import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
 import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
+import { connectRedisCounters, type SharedCounters } from './http/rate-limit-store.ts';
 import type { AppConfig, Network } from './config/config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -39,6 +40,9 @@ import { createServices } from './services.ts';
  * database, the Bitcoin node (ours on regtest, or the pool's), and the app.
  * Start-up failures propagate with their reason; the CLI exits non-zero.
  */
+
+/** Where this portal's rate-limit counters live in a Redis it may share with other programs. */
+const REDIS_KEY_PREFIX = 'slipstream:rate-limit:';
 
 /** Bitcoin Core's chain names (getblockchaininfo.chain) to the product's network names. */
 const CHAIN_TO_NETWORK: Record<string, Network> = {
@@ -206,6 +210,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   let identityProvider: EmbeddedIdentityProvider | undefined;
   let mempool: MempoolEngine | undefined;
   let jobs: PortalJobs | undefined;
+  let sharedCounters: SharedCounters | undefined;
   try {
     const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup, authKey });
     // A signing key sealed with another secret stops the start here, before a node is launched, saying what to do.
@@ -228,6 +233,8 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     // Start-up and background messages share the CLI's plain log lines.
     const line = (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`);
     const logger: Logger = { info: line, warn: line, error: line };
+    // Per-address rate limits shared by every instance (REDIS_URL): a Redis that does not answer now stops the start.
+    if (config.redisUrl) sharedCounters = await connectRedisCounters(config.redisUrl, { keyPrefix: REDIS_KEY_PREFIX, log: logger });
     const audit = createAuditWriter(db, { ...logger, info: () => {} });
     const records = createRecordKeeper({ db, spoolFile: path.join(config.dataDir, 'pending-records.jsonl'), log: logger });
     // Records spooled while the database was down before the last stop go in first.
@@ -257,6 +264,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       jobs: { pendingAfterMs: config.pendingSettleMs, failedTxRetention: { retentionDays: config.failedTxStorage.retentionDays } },
       webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate },
       mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl } : undefined,
+      sharedCounters,
     });
     const app = await buildApp(services, {
       rateLimit: config.rateLimit,
@@ -276,9 +284,11 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     await jobs.start();
     const background = jobs;
     const standardPolicy = policy;
+    const counters = sharedCounters;
     const stop = async () => {
       await background.stop();
       await app.close(); // drains the audit queue
+      await counters?.close();
       await engine.stop();
       await identityProvider?.close();
       stopVacuum();
@@ -289,6 +299,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     return { app, identityProvider, db, rpc, node, network, mempool: engine, stop };
   } catch (error) {
     await jobs?.stop().catch(() => {});
+    await sharedCounters?.close().catch(() => {});
     await mempool?.stop().catch(() => {});
     await identityProvider?.close().catch(() => {});
     await policy?.stop().catch(() => {});

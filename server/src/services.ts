@@ -1,5 +1,7 @@
 import { createApiKeyService, type ApiKeyService } from './modules/clients/api-keys.service.ts';
 import { createPublicApiService, type PublicApiService } from './modules/public-api/public-api.service.ts';
+import type { FastifyRateLimitStoreCtor as RateLimitStoreCtor } from '@fastify/rate-limit';
+import { sharedRateLimitStore, type SharedCounters } from './http/rate-limit-store.ts';
 import type { AuditWriter } from './audit/audit-writer.ts';
 import type { LocalIssuer } from './auth/local-issuer.ts';
 import { createLocalLoginService, type LocalLoginService } from './auth/local-login.service.ts';
@@ -97,6 +99,12 @@ export interface Adapters {
    * which every signing secret is derived again when needed (never stored).
    */
   webhooks: WebhookAdapters;
+  /**
+   * Counters every instance shares (REDIS_URL: Redis), where the per-address
+   * rate limits count (http/rate-limit-store.ts); without, each instance
+   * counts in its own memory. Opened and closed by the caller.
+   */
+  sharedCounters?: SharedCounters | undefined;
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
   mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
 }
@@ -148,6 +156,8 @@ export interface Services {
   emailNotify: EmailNotifyService;
   /** Tracking, retries and webhook deliveries: built here, started and stopped by the caller (never by buildApp). */
   jobs: PortalJobs;
+  /** Where per-address rate limits count: shared by every instance, or undefined for this instance's memory. */
+  rateLimitStore: RateLimitStoreCtor | undefined;
 }
 
 export function createServices(adapters: Adapters): Services {
@@ -193,6 +203,7 @@ export function createServices(adapters: Adapters): Services {
     webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log }),
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
     emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
+    rateLimitStore: adapters.sharedCounters ? sharedRateLimitStore(adapters.sharedCounters) : undefined,
     jobs: createPortalJobs({
       db, rpc, mempool, submission, records, log: jobsLog ?? log, ...jobTimings,
       webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },

@@ -97,6 +97,39 @@ for (const engine of testDatabases()) {
       assert.equal((await request(ip, 'POST', '/rest-api/login', { payload: { username: 'root', password: 'wrong password' } })).statusCode, 401);
     });
 
+    test('CORS preflights, URLs the router cannot decode and the sign-in configuration spend the same budget; once it is spent they get 429 and write no row', async () => {
+      const preflight = (ip: string) =>
+        t.app.inject({ method: 'OPTIONS', url: '/rest-api/submit-tx', remoteAddress: ip, headers: { origin: 'https://page.example', 'access-control-request-method': 'POST' } });
+      const undecodable = (ip: string) => t.app.inject({ method: 'GET', url: '/rest-api/%zz', remoteAddress: ip });
+      const authConfig = (ip: string) => t.app.inject({ method: 'GET', url: '/rest-api/auth-config', remoteAddress: ip });
+      const kinds = [
+        { call: preflight, status: 204 },
+        { call: undecodable, status: 400 },
+        { call: authConfig, status: 200 },
+      ];
+      for (const [index, { call, status }] of kinds.entries()) {
+        const ip = `127.0.3.${30 + index}`;
+        const within = await rowsOf(async () => {
+          for (let i = 0; i < BUDGET; i++) assert.equal((await call(ip)).statusCode, status, `${call.name} within the budget`);
+        });
+        assert.equal(within.length, BUDGET, `${call.name}: each request within the budget has its row`);
+        const beyond = await rowsOf(async () => {
+          for (let i = 0; i < 3; i++) assertLimited(await call(ip), `${call.name} beyond the budget`);
+          // One budget: the public routes refuse this address too.
+          assertLimited(await request(ip, 'GET', '/rest-api/site-info'), `a public route after ${call.name}`);
+        });
+        assert.deepEqual(beyond, [], `${call.name}: no row once the budget is spent`);
+      }
+
+      // And the other way round: a budget spent on public routes refuses all three.
+      const other = '127.0.3.39';
+      for (let i = 0; i < BUDGET; i++) assert.equal((await request(other, 'GET', '/rest-api/site-info')).statusCode, 200);
+      const refused = await rowsOf(async () => {
+        for (const { call } of kinds) assertLimited(await call(other), `${call.name} after public requests`);
+      });
+      assert.deepEqual(refused, []);
+    });
+
     test('a 404, a 401 or a 403 leaves a small row: the payload is not stored, only its size', async () => {
       const big = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`field${i}`, 'x'.repeat(4_000)]));
       const bytes = Buffer.byteLength(JSON.stringify(big));

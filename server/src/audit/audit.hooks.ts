@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuditWriter } from './audit-writer.ts';
+import type { StreamEnding } from '../http/sse-registry.ts';
+import type { AuditRow, AuditWriter } from './audit-writer.ts';
 import { auditEndpoint, firstCodePoints, unroutedEndpoint } from './audit-endpoint.ts';
 import { auditPayload, auditResponsePayload, refusedPayload } from './audit-payload.ts';
 
@@ -8,7 +9,10 @@ import { auditPayload, auditResponsePayload, refusedPayload } from './audit-payl
  * Every /rest-api request lands in the audit trail, decided by the route it
  * reached rather than the URL's text (audit-endpoint.ts). Hooks sit on the
  * root instance so that requests refused before their handler ran (bad JSON,
- * too large, rate limited, 401/403 from the staff scope, 404) are recorded too.
+ * too large, 401/403 from the staff scope, 404) are recorded too. A request
+ * a per-address rate limit refused is not: each request a stranger can make
+ * spends that budget first, so the rows one address writes stay bounded
+ * (http/public-scope.ts).
  */
 
 declare module 'fastify' {
@@ -27,6 +31,15 @@ declare module 'fastify' {
     auditAnswered?: boolean;
     /** The connection closed before the answer was delivered in full (the client left, or Node's parser refused the rest of the request). */
     auditConnectionClosed?: boolean;
+    /**
+     * For a route that takes the response over (reply.hijack: an event
+     * stream), whose end the hooks do not see as it was: called as it takes
+     * over, and the function it returns as the stream ends, which records
+     * the row, once, with how the stream ended and how long it lasted.
+     */
+    auditStreamStarted?: () => (ending: StreamEnding, error?: Error) => void;
+    /** The route took the response over as a stream: its row is the stream's (auditStreamStarted). */
+    auditStreaming?: boolean;
   }
   interface FastifyContextConfig {
     /** `false` keeps a route out of the audit trail (the metrics scrape: a row every few seconds, and nobody's action). */
@@ -141,6 +154,10 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       request.auditConnectionClosed = true;
       if (request.auditAnswered) record(request, reply);
     });
+    request.auditStreamStarted = () => {
+      request.auditStreaming = true;
+      return (ending, error) => recordStream(request, ending, error);
+    };
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -153,9 +170,19 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
 
   app.addHook('onResponse', async (request, reply) => record(request, reply));
 
-  function record(request: FastifyRequest, reply: FastifyReply): void {
+  function recordStream(request: FastifyRequest, ending: StreamEnding, error: Error | undefined): void {
     if (request.auditRecorded || request.auditStartedAt === undefined || request.auditEndpoint === undefined) return;
     request.auditRecorded = true;
+    writer.push(streamRow(request, ending, error, maxChars));
+  }
+
+  function record(request: FastifyRequest, reply: FastifyReply): void {
+    // A stream's end is recorded by the stream: a hijacked response that the server ends still runs onResponse.
+    if (request.auditStreaming) return;
+    if (request.auditRecorded || request.auditStartedAt === undefined || request.auditEndpoint === undefined) return;
+    request.auditRecorded = true;
+    // A per-address budget refused it: a stranger beyond the budget writes no rows (http/public-scope.ts).
+    if (request.refusedByRateLimit) return;
     const elapsedMs = Number(process.hrtime.bigint() - request.auditStartedAt) / 1e6;
     const { error, isSuccess } = outcome(request, reply);
     writer.push({
@@ -174,6 +201,29 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       isSuccess,
     });
   }
+}
+
+/**
+ * The row of an event stream: what it asked for, and as its answer how it
+ * ended and how long it lasted (also its response time). Only a failure is an
+ * error: a client closing its page, the time limit and a shutdown are how
+ * streams end.
+ */
+function streamRow(request: FastifyRequest, ending: StreamEnding, error: Error | undefined, maxChars: number): AuditRow {
+  const elapsedMs = Number(process.hrtime.bigint() - request.auditStartedAt!) / 1e6;
+  return {
+    ipAddress: request.auditIp ?? clientAddress(request),
+    endpoint: request.auditEndpoint!,
+    httpMethod: request.method,
+    clientCode: clientCode(request),
+    requestAt: new Date(Date.now() - elapsedMs),
+    requestPayload: auditPayload(Object.keys(request.query as object).length ? request.query : undefined, maxChars),
+    responsePayload: JSON.stringify({ stream_ended: ending, lasted_ms: Math.round(elapsedMs) }),
+    responseTimeMs: elapsedMs,
+    errorMessage: ending === 'error' ? `The event stream failed: ${error?.message ?? 'unknown error'}` : null,
+    sourceType: sourceType(request),
+    isSuccess: ending !== 'error',
+  };
 }
 
 /**

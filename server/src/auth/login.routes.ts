@@ -20,7 +20,8 @@ const LoginResponse = Type.Object({ token: Type.String({ description: 'Bearer to
 
 export const loginRoutes: FastifyPluginAsyncTypebox<{ service: LocalLoginService }> = async (app, { service }) => {
   app.post('/login', {
-    config: { rateLimit: { max: LOGIN_ATTEMPTS_PER_MINUTE, timeWindow: 60_000 } },
+    // Its own tighter per-address limit, instead of the public budget (http/public-scope.ts).
+    config: { rateLimit: { max: LOGIN_ATTEMPTS_PER_MINUTE, timeWindow: 60_000 }, publicBudget: 'own-limit' },
     schema: {
       tags: ['staff'],
       summary: 'Sign in with a local staff account (for pools without single sign-on, and break-glass access)',
@@ -40,7 +41,8 @@ export const loginRoutes: FastifyPluginAsyncTypebox<{ service: LocalLoginService
   // Outside the staff scope on purpose: it is how a local session goes on, and it
   // checks the token itself, strictly, as the portal's own (never a provider's).
   app.post('/login/renew', {
-    config: { rateLimit: { max: LOGIN_ATTEMPTS_PER_MINUTE, timeWindow: 60_000 } },
+    // Its own tighter per-address limit, instead of the public budget (http/public-scope.ts).
+    config: { rateLimit: { max: LOGIN_ATTEMPTS_PER_MINUTE, timeWindow: 60_000 }, publicBudget: 'own-limit' },
     schema: {
       tags: ['staff'],
       summary: "A fresh token for a local staff account's valid one (the web app renews a minute before expiry); refused once the account is removed or changed",

@@ -58,8 +58,9 @@ export interface StaffScopeOptions {
   verifier: TokenVerifier;
   /**
    * The public API's per-address budget (http/public-scope.ts): a request
-   * refused for a missing or invalid token spends it, and gets its 429 once
-   * it is spent. Requests with a valid token do not touch it.
+   * refused for a missing or invalid token (or one the provider could not be
+   * asked about) spends it, and gets its 429 once it is spent. Requests with
+   * a valid token do not touch it.
    */
   rateLimit?: PublicRateLimit;
   /** Routes for every signed-in staff member (views, downloads). */
@@ -70,13 +71,17 @@ export interface StaffScopeOptions {
 
 /** Registers view routes behind a staff token, and admin routes behind the admin group on top. */
 export const staffScope: FastifyPluginAsync<StaffScopeOptions> = async (app: FastifyInstance, { verifier, rateLimit, viewRoutes = [], adminRoutes = [] }) => {
+  // The root hook that spends the public budget for every audited request leaves these routes to the hook below.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, publicBudget: 'unless-signed-in' };
+  });
   app.addHook('onRequest', async (request, reply) => {
     request.staffRoute = true;
     try {
       await authenticate(request, verifier);
     } catch (error) {
       // A stranger's refused request still costs a row in the audit trail: it is limited like the public API's.
-      if (rateLimit && error instanceof ApiError && error.statusCode === 401) await rateLimit(request, reply);
+      if (rateLimit && error instanceof ApiError) await rateLimit(request, reply);
       throw error;
     }
   });

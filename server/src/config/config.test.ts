@@ -288,3 +288,13 @@ test('public mempool node: none by default, or the operator\'s with its credenti
   assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'http://e:1', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/c', PUBLIC_MEMPOOL_RPC_USER: 'u' }).join('\n'), /not both/);
   assert.match(problemsOf({ PUBLIC_MEMPOOL_RPC_URL: 'edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/c' }).join('\n'), /PUBLIC_MEMPOOL_RPC_URL/);
 });
+
+test('REDIS_URL: unset by default (each instance counts its own rate limits), or a redis:// or rediss:// URL whose password is never echoed', () => {
+  assert.equal(parse({}).redisUrl, undefined);
+  assert.equal(parse({ REDIS_URL: 'redis://:s3cret@cache.internal:6379/2' }).redisUrl, 'redis://:s3cret@cache.internal:6379/2');
+  assert.equal(parse({ REDIS_URL: 'rediss://portal:s3cret@cache.internal:6380' }).redisUrl, 'rediss://portal:s3cret@cache.internal:6380');
+  const problems = problemsOf({ REDIS_URL: 'http://:s3cret@cache.internal:6379' });
+  assert.equal(problems.length, 1, problems.join('\n'));
+  assert.match(problems[0]!, /^REDIS_URL /);
+  assert.doesNotMatch(problems.join('\n'), /s3cret/);
+});

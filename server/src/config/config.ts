@@ -52,6 +52,7 @@ const EnvSchema = Type.Object({
   PUBLIC_MEMPOOL_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis (redis://[:password@]host:6379[/db], or rediss:// for TLS) where every per-address rate limit counts, shared by every instance; unset, each instance counts its own' })),
   HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.requestMs, description: "A request's headers and body must arrive within this; a slower one is answered 408 and closed" }),
   HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.headersMs, description: "A request's headers must arrive within this (at most HTTP_REQUEST_TIMEOUT_MS)" }),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.keepAliveMs, description: "An idle kept-alive connection is closed after this: keep it above the proxy's own upstream idle timeout" }),
@@ -128,6 +129,8 @@ export interface AppConfig {
   /** After this long a 'pending' submission row is settled by the block scan (its request's server died). */
   pendingSettleMs: number;
   rateLimit: { max: number; windowMs: number };
+  /** Redis, where the per-address rate limits of every instance count (http/rate-limit-store.ts); undefined: each instance its own. */
+  redisUrl: string | undefined;
   /** The HTTP server's timeouts (http/http-timeouts.ts). */
   httpTimeouts: HttpTimeouts;
   trustProxy: boolean | number | string[];
@@ -312,6 +315,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     blockPolicy: { maxBlockWeight: env.BLOCK_MAX_WEIGHT, minFeeRatePerKvB: env.BLOCK_MIN_TX_FEE },
     pendingSettleMs: env.PENDING_SETTLE_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    redisUrl: env.REDIS_URL,
     httpTimeouts: { requestMs: env.HTTP_REQUEST_TIMEOUT_MS, headersMs: env.HTTP_HEADERS_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, idleMs: env.HTTP_IDLE_TIMEOUT_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true' },
@@ -387,7 +391,8 @@ function corsOriginProblems(value: string): string[] {
 function redactValue(key: string, value: unknown): string {
   if (/PASSWORD|SECRET|TOKEN/.test(key)) return '***';
   const text = String(value);
-  return text.replace(/\/\/([^:/@\s]+):([^@/\s]+)@/, '//$1:***@');
+  // A Redis URL's password often comes without a user name (redis://:secret@host).
+  return text.replace(/\/\/([^:/@\s]*):([^@/\s]+)@/, '//$1:***@');
 }
 
 /** One readable line per offending variable, rather than TypeBox's per-branch noise. */

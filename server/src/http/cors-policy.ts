@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import { routerPath } from '../audit/audit-endpoint.ts';
+import type { PublicRateLimit } from './public-scope.ts';
 
 /**
  * Cross-origin access (README, "Using an existing Slipstream client").
@@ -17,7 +18,21 @@ import { routerPath } from '../audit/audit-endpoint.ts';
  * Everything else (staff routes, login, metrics, health, the mempool view,
  * the docs) gives no CORS to another origin at all, whatever CORS_ORIGINS
  * says: the staff dashboard is served by the portal itself, same-origin.
+ *
+ * A preflight is a request a stranger can make like any other, and costs a
+ * row in the audit trail: it spends the public per-address budget
+ * (http/public-scope.ts) before it is answered. The plugin therefore only
+ * sets the headers (it would otherwise answer a preflight in its own hook,
+ * before any limit could run) and the hook below answers, once the budget
+ * allowed it.
  */
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by @fastify/cors on a preflight it approved (its own request decorator, untyped there). */
+    corsPreflightEnabled?: boolean;
+  }
+}
 
 export interface CorsPolicy {
   /** Marks the routes registered in `scope` as public (a hook on route registration). */
@@ -27,7 +42,7 @@ export interface CorsPolicy {
 /** The `/api` tree is public throughout, routed or not: a preflight to a path no route takes gets a 404 it can read. */
 const PUBLIC_API_PATH = /^\/api(\/|$)/;
 
-export async function registerCorsPolicy(app: FastifyInstance, corsOrigins: readonly string[]): Promise<CorsPolicy> {
+export async function registerCorsPolicy(app: FastifyInstance, corsOrigins: readonly string[], budget: PublicRateLimit): Promise<CorsPolicy> {
   const publicPatterns = new Set<string>();
   const allowed = new Set(corsOrigins);
   const isPublic = (request: FastifyRequest): boolean => {
@@ -49,8 +64,19 @@ export async function registerCorsPolicy(app: FastifyInstance, corsOrigins: read
         allowedHeaders: ['content-type', 'authorization'],
         exposedHeaders: ['retry-after'],
         maxAge: 600,
+        // Headers only: the preflight is answered below, after the budget.
+        preflightContinue: true,
+        strictPreflight: false,
       });
     },
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.corsPreflightEnabled) return;
+    await budget(request, reply);
+    // What the plugin answers itself: a preflight names its origin and method (Fetch standard, "CORS-preflight request");
+    // a 204 with Content-Length 0, which some browsers wait for.
+    if (!request.headers.origin || !request.headers['access-control-request-method']) return reply.status(400).type('text/plain').send('Invalid Preflight Request');
+    return reply.status(204).header('content-length', '0').send();
   });
   return {
     markPublic(scope) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { pathReachesApi } from '../audit/audit-endpoint.ts';
+import { normalizeIP, type RateLimitPluginOptions } from '@fastify/rate-limit';
+import { auditEndpoint } from '../audit/audit-endpoint.ts';
 
 /**
  * The public API's rate limit is one budget per client address (README:
@@ -11,17 +12,69 @@ import { pathReachesApi } from '../audit/audit-endpoint.ts';
  * read. A second public API (`/api/*`) joins the budget by registering its
  * routes in a publicScope given the same limiter.
  *
- * Strangers' requests outside the public routes spend it too, as each costs
- * a row in the audit trail: requests under the API that no route takes
- * (limitUnroutedApiRequests) and staff requests refused for a missing or
- * invalid token (staff-scope.ts). Signed-in staff are not limited by it.
+ * The rule of the door: every request a stranger can make spends that
+ * budget before it can write a row in the audit trail. limitStrangerRequests
+ * spends it for every audited request on the root instance (requests under
+ * the API that no route takes, the sign-in configuration, anything a later
+ * route adds outside a public scope), http/cors-policy.ts before it answers
+ * a preflight, and app.ts before it answers a URL the router cannot decode.
+ * Two kinds of route say otherwise in their config (`publicBudget`): staff
+ * routes, whose scope spends it only for a request refused for its token
+ * (signed-in staff are not limited by it, staff-scope.ts), and sign-in,
+ * which has a tighter limit of its own. A request the budget refuses gets
+ * 429 with Retry-After and writes no audit row: otherwise a stranger beyond
+ * the budget would still write one per request (the request log and the
+ * HTTP metrics still count it).
  */
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Unset: the route's requests spend the public budget on the root hook.
+     * `unless-signed-in`: a staff route (its scope spends it for a request refused for its token);
+     * `own-limit`: a route with a per-address limit of its own (sign-in).
+     */
+    publicBudget?: 'unless-signed-in' | 'own-limit';
+  }
+  interface FastifyRequest {
+    /** A per-address budget refused it (429): it writes no audit row. */
+    refusedByRateLimit?: boolean;
+  }
+}
 
 export type PublicRateLimit = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
+/**
+ * The options of @fastify/rate-limit for the portal: no limit unless a route
+ * or a budget asks for one; a refusal in the API's error shape (429 with
+ * Retry-After), marked so that it writes no audit row; the counters in
+ * `store` (http/rate-limit-store.ts: shared by every instance with
+ * REDIS_URL) or, without, in this instance's memory.
+ */
+export function rateLimitPluginOptions(store: RateLimitPluginOptions['store']): RateLimitPluginOptions {
+  return {
+    global: false,
+    ...(store ? { store } : {}),
+    errorResponseBuilder: (request, context) => {
+      request.refusedByRateLimit = true;
+      return {
+        statusCode: 429,
+        status: 'error',
+        message: `Too many requests. Please retry in ${Math.ceil(context.ttl / 1000)} seconds.`,
+      };
+    },
+  };
+}
+
 /** Needs @fastify/rate-limit registered on `app` (its answer to an exceeded budget: 429, Retry-After). */
 export function createPublicRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number }): PublicRateLimit {
-  const handler = app.rateLimit({ max: limit.max, timeWindow: limit.windowMs });
+  const handler = app.rateLimit({
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    // The plugin's own grouping (an IPv4 address, an IPv6 client's /64), under the budget's name: counters
+    // shared between instances (REDIS_URL) are keyed by it, and no other limit may count in this one.
+    keyGenerator: (request) => `public:${normalizeIP(request.ip)}`,
+  });
   return (request, reply) => handler.call(app, request, reply);
 }
 
@@ -40,13 +93,34 @@ export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope,
 };
 
 /**
- * Requests whose path lies under the API (as the audit trail reads it) but
- * that no route takes spend the public budget, before their body is read;
- * once it is spent they get its 429. Registered on the root instance, whose
- * hooks the not-found handler runs.
+ * Every audited request spends the public budget, before its body is read,
+ * unless its route's config says who else decides (`publicBudget`); once it
+ * is spent they get its 429. Registered on the root instance, whose hooks run
+ * for every route and the not-found handler alike, after the CORS policy's
+ * (so that a page can read a 429's Retry-After). A request spends the budget
+ * once, whichever hooks ask.
  */
-export function limitUnroutedApiRequests(app: FastifyInstance, rateLimit: PublicRateLimit): void {
+export function limitStrangerRequests(app: FastifyInstance, rateLimit: PublicRateLimit): void {
   app.addHook('onRequest', async (request, reply) => {
-    if (request.is404 && pathReachesApi(request.url)) await rateLimit(request, reply);
+    if (request.routeOptions.config?.publicBudget !== undefined) return;
+    if (auditEndpoint(request) === undefined) return;
+    await rateLimit(request, reply);
   });
+}
+
+/**
+ * For a request answered outside Fastify's hooks (a URL the router cannot
+ * decode, app.ts): spends the public budget when the request is audited, and
+ * says what to answer when it refuses (its 429, Retry-After already set on
+ * `reply`), or null to go on.
+ */
+export async function spendOutsideHooks(rateLimit: PublicRateLimit, request: FastifyRequest, reply: FastifyReply): Promise<{ statusCode: number; message: string } | null> {
+  try {
+    await rateLimit(request, reply);
+    return null;
+  } catch (error) {
+    const refusal = error as { statusCode?: unknown; message?: unknown };
+    if (refusal.statusCode === 429 && typeof refusal.message === 'string') return { statusCode: 429, message: refusal.message };
+    throw error;
+  }
 }

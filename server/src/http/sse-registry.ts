@@ -8,6 +8,12 @@ import { normalizeIP } from '@fastify/rate-limit';
  * (idle proxies close silent connections), and a hook when the first stream
  * opens and the last one closes, so a feed is followed only while someone
  * watches. The endpoint's own module decides what each stream is sent.
+ *
+ * The caps count this instance's open streams, also with REDIS_URL: they
+ * guard what an open stream holds here (a socket, a timer, its share of the
+ * heartbeat), which a stream on another instance does not. What a stranger
+ * may open across instances is bounded by the public budget, which every
+ * (re)connection spends and which REDIS_URL shares (http/rate-limit-store.ts).
  */
 
 export interface SseClient {
@@ -15,6 +21,13 @@ export interface SseClient {
   /** The address group the client counts against. */
   ip: string;
 }
+
+/**
+ * How a stream ended, for its audit row (audit/audit.hooks.ts): the client
+ * left, the stream reached its time limit, the server shut down, the
+ * response failed, or the server ended it for another reason.
+ */
+export type StreamEnding = 'client_closed' | 'time_limit' | 'server_shutdown' | 'error' | 'server_closed';
 
 export interface StreamRefusal {
   statusCode: 429 | 503;

@@ -74,6 +74,8 @@ export interface TestAppOptions {
   webhooks?: Partial<Adapters['webhooks']>;
   /** Notification emails (none without). */
   mail?: Adapters['mail'];
+  /** Counters shared with other instances (REDIS_URL), where per-address rate limits count; this instance's memory without. */
+  sharedCounters?: Adapters['sharedCounters'];
   /** The scrape token GET /rest-api/metrics requires (METRICS_TOKEN); open without. */
   metricsToken?: string;
   /** What one client address may store as failed submissions per day; the production defaults without. */
@@ -136,6 +138,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     // Receivers in tests listen on loopback, so private destinations are allowed unless a test says otherwise.
     webhooks: { portalKey: randomBytes(32), allowPrivate: true, ...options.webhooks },
     ...(options.mail ? { mail: options.mail } : {}),
+    ...(options.sharedCounters ? { sharedCounters: options.sharedCounters } : {}),
   });
   const app = await buildApp(services, {
     rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: options.rateLimitWindowMs ?? 60_000 },

@@ -48,7 +48,8 @@ export const statusStreamRoutes: FastifyPluginAsyncTypebox<StatusStreamRoutesOpt
     const first = await service.check(txid);
     const headers: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-    streams.attach(reply.raw, request.ip, txid, first, headers);
+    // Fastify's hooks never see a hijacked response end: its audit row is written when the stream ends.
+    streams.attach(reply.raw, request.ip, txid, first, headers, request.auditStreamStarted?.());
     return reply.hijack();
   });
 };

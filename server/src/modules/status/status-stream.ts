@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
 import { SSE_HEADERS } from '../mempool-dashboard/state-stream.ts';
-import { addressGroup, createSseRegistry, type SseClient, type StreamLimits, type StreamRefusal } from '../../http/sse-registry.ts';
+import { addressGroup, createSseRegistry, type SseClient, type StreamEnding, type StreamLimits, type StreamRefusal } from '../../http/sse-registry.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**
@@ -37,12 +37,18 @@ interface Client extends SseClient {
   lastCheckAt: number;
   checking: boolean;
   again: boolean;
+  /** Why the server ended it, once it has. */
+  ending?: StreamEnding;
 }
 
 export interface StatusStreams {
   refusal(ip: string): StreamRefusal | null;
-  /** Takes over the raw response with `first` (the answer the route already computed), then every change. */
-  attach(res: ServerResponse, ip: string, txid: string, first: StatusResponse, headers: OutgoingHttpHeaders): void;
+  /**
+   * Takes over the raw response with `first` (the answer the route already
+   * computed), then every change; `onEnd` is told once how the stream ended
+   * (its audit row: the route took the response over, so no hook sees it end).
+   */
+  attach(res: ServerResponse, ip: string, txid: string, first: StatusResponse, headers: OutgoingHttpHeaders, onEnd?: (ending: StreamEnding, error?: Error) => void): void;
   closeAll(): void;
   size(): number;
 }
@@ -136,22 +142,36 @@ export function createStatusStreams(options: StatusStreamOptions): StatusStreams
   return {
     refusal: (address) => streams.refusal(address),
 
-    attach(res, address, txid, first, headers) {
-      if (res.socket === null || res.socket.destroyed) return;
+    attach(res, address, txid, first, headers, onEnd) {
+      // The client left while its first answer was computed.
+      if (res.socket === null || res.socket.destroyed) return onEnd?.('client_closed');
       const client: Client = { res, ip: addressGroup(address), txid, lastFrame: statusFrame(first), timer: null, lastCheckAt: Date.now(), checking: false, again: false };
       streams.add(client);
       res.writeHead(200, { ...headers, ...SSE_HEADERS });
       res.write(`retry: ${options.retryMs}\n\n${client.lastFrame}`);
-      const end = setTimeout(() => res.end(), options.maxStreamMs);
+      const end = setTimeout(() => {
+        client.ending ??= 'time_limit';
+        res.end();
+      }, options.maxStreamMs);
       end.unref();
+      let failure: Error | undefined;
+      res.once('error', (error) => {
+        client.ending ??= 'error';
+        failure = error;
+      });
       res.on('close', () => {
         clearTimeout(end);
         detach(client);
+        // Closed before the server ended it: the client left.
+        onEnd?.(client.ending ?? (res.writableFinished ? 'server_closed' : 'client_closed'), failure);
       });
     },
 
     closeAll() {
-      for (const client of clients) if (client.timer) clearTimeout(client.timer);
+      for (const client of clients) {
+        if (client.timer) clearTimeout(client.timer);
+        client.ending ??= 'server_shutdown';
+      }
       streams.closeAll();
     },
 
