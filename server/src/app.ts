@@ -166,6 +166,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     prefix: '/rest-api',
     rateLimit: publicRateLimit,
     cors,
+    nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(submissionRoutes, { service: services.submission, webhooks: services.webhooks, network: services.network });
       await scope.register(statusRoutes, { service: services.status });
@@ -179,6 +180,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     prefix: '/api',
     rateLimit: publicRateLimit,
     cors,
+    nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(publicApiRoutes, {
         submission: services.submission,

@@ -37,6 +37,7 @@ import { createWebhookService, type WebhookService } from './modules/notificatio
 import { createEmailNotifyService, type EmailNotifyService } from './modules/notifications/email-notify.service.ts';
 import type { MailSender } from './modules/notifications/mail-sender.ts';
 import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
+import { createNodeCallMeter, type NodeCallMeter, type NodeCallMeterOptions } from './http/node-call-budget.ts';
 
 /**
  * The composition root: every service and the background jobs, built once
@@ -91,6 +92,8 @@ export interface Adapters {
    * which every signing secret is derived again when needed (never stored).
    */
   webhooks: WebhookAdapters;
+  /** Told of each public read's node calls once it is answered (http/node-call-budget.ts): the tests count them. */
+  observeNodeCalls?: NodeCallMeterOptions['observe'];
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
   mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
 }
@@ -142,6 +145,8 @@ export interface Services {
   emailNotify: EmailNotifyService;
   /** Tracking, retries and webhook deliveries: built here, started and stopped by the caller (never by buildApp). */
   jobs: PortalJobs;
+  /** What one public read may cost the node: the public scope runs its routes inside their budgets (http/node-call-budget.ts). */
+  nodeCalls: NodeCallMeter;
 }
 
 export function createServices(adapters: Adapters): Services {
@@ -152,6 +157,9 @@ export function createServices(adapters: Adapters): Services {
   const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
   const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
   const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };
+  // The services the public reads use ask the node through the meter, which holds each request to its route's budget.
+  const nodeCalls = createNodeCallMeter({ log, ...(adapters.observeNodeCalls ? { observe: adapters.observeNodeCalls } : {}) });
+  const meteredRpc = nodeCalls.wrap(rpc);
   return {
     network: adapters.network,
     settings,
@@ -160,7 +168,7 @@ export function createServices(adapters: Adapters): Services {
     metrics,
     mempool,
     submission,
-    status: createStatusService({ db, rpc, mempool, log }),
+    status: createStatusService({ db, rpc: meteredRpc, mempool, log, nodeCalls }),
     health: createHealthService({ db, mempool, clock, log }),
     metricsService: createMetricsService({ metrics, db, mempool, audit, clock, log }),
     mempoolView: createMempoolViewAccess({ settings, verifier: adapters.staff?.verifier, log }),
@@ -175,7 +183,7 @@ export function createServices(adapters: Adapters): Services {
       : {}),
     clients: createClientService(db),
     apiKeys: createApiKeyService(db),
-    publicApi: createPublicApiService({ db, rpc }),
+    publicApi: createPublicApiService({ db, rpc: meteredRpc }),
     discounts: createDiscountService(db, adapters.generateCode ? { generateCode: adapters.generateCode } : {}),
     failedTxs: createFailedTxService(db),
     settingsAdmin: createSettingsService({ db, settings }),
@@ -192,5 +200,6 @@ export function createServices(adapters: Adapters): Services {
       webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },
       ...(adapters.mail ? { email: { mail: adapters.mail.sender, clock, ...adapters.mail } } : {}),
     }),
+    nodeCalls,
   };
 }
