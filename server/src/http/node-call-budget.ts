@@ -94,33 +94,27 @@ export function createNodeCallMeter(options: NodeCallMeterOptions): NodeCallMete
   const { log, observe } = options;
   const requests = new AsyncLocalStorage<Spending>();
 
-  function spend(method: string): void {
+  /** Counts the call against the current request's budget; the refusal when it is spent. */
+  function spend(method: string): NodeCallBudgetError | undefined {
     const spending = requests.getStore();
-    if (!spending?.open) return;
+    if (!spending?.open) return undefined;
     if (spending.calls.length >= spending.limit) {
       log.error({ route: spending.route, limit: spending.limit, method, calls: spending.calls }, 'node call refused: the request has spent its node call budget');
-      throw new NodeCallBudgetError(spending.route, spending.limit, method);
+      return new NodeCallBudgetError(spending.route, spending.limit, method);
     }
     spending.calls.push(method);
+    return undefined;
   }
 
   function wrap(rpc: RpcClient): RpcClient {
     return {
       call<T>(method: string, params?: unknown[]): Promise<T> {
-        try {
-          spend(method);
-        } catch (error) {
-          return Promise.reject(error as Error);
-        }
-        return rpc.call<T>(method, params);
+        const refused = spend(method);
+        return refused ? Promise.reject(refused) : rpc.call<T>(method, params);
       },
       batch<T>(calls: RpcCall[]): Promise<RpcBatchItem<T>[]> {
-        try {
-          spend(`batch:${[...new Set(calls.map((c) => c.method))].sort().join('+')}`);
-        } catch (error) {
-          return Promise.reject(error as Error);
-        }
-        return rpc.batch<T>(calls);
+        const refused = spend(`batch:${[...new Set(calls.map((c) => c.method))].sort().join('+')}`);
+        return refused ? Promise.reject(refused) : rpc.batch<T>(calls);
       },
       wallet: (name) => wrap(rpc.wallet(name)),
     };
