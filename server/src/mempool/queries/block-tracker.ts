@@ -71,7 +71,7 @@ export interface BlockTracker {
   /** The window, newest first. */
   blocks(): readonly TrackedBlock[];
   odds(recogniser: PoolRecogniser): PoolOdds;
-  /** The block of the window that holds `txid`, by its 8-byte prefix (confirm with the node, in that block); undefined when none does. No node call. */
+  /** The block of the window that holds `txid`, by its first 52 bits (confirm with the node, in that block); undefined when none does. No node call. */
   holding(txid: string): { hash: string; height: number } | undefined;
   /** What the txid index holds: txids, and the bytes of their keys. */
   indexed(): { txids: number; bytes: number };
@@ -201,13 +201,13 @@ export function createBlockTracker(options: BlockTrackerOptions): BlockTracker {
       const key = txidKey(txid);
       if (key === undefined) return undefined;
       // Newest first; at most 1,008 bisections of a few thousand keys each.
-      const block = window.find((b) => holdsKey(b.txids, key));
-      return block ? { hash: block.hash, height: block.height } : undefined;
+      for (const block of window) if (holdsKey(block.txids, key)) return { hash: block.hash, height: block.height };
+      return undefined;
     },
     indexed() {
       let txids = 0;
       for (const block of window) txids += block.txids.length;
-      return { txids, bytes: txids * BigUint64Array.BYTES_PER_ELEMENT };
+      return { txids, bytes: txids * Float64Array.BYTES_PER_ELEMENT };
     },
     odds(recogniser) {
       const recentBlocks = window.slice(0, recentCount).map((b) => ({ height: b.height, hash: b.hash, time: b.time, txCount: b.txCount, ours: recogniser?.(b.coinbase) ?? false }));
