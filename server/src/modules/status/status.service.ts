@@ -24,8 +24,9 @@ import type { StatusResponse } from './status.schemas.ts';
  * attempt kept as failed) are looked up in the mempool. Any other txid is
  * answered from the blocks the portal follows alone, mined or 404, and by
  * the same calls whether or not the node holds it, so neither the answer
- * nor the work behind it says that it does. Which transactions are the portal's is decided in one
- * place for every public answer (submission/portal-records.repository.ts);
+ * nor the work behind it says that it does. Which transactions are the
+ * portal's is decided in one place for every public answer
+ * (submission/portal-records.repository.ts);
  * the rule lives here, not in a route, for every API that answers a status.
  */
 
