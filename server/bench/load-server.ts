@@ -57,7 +57,7 @@ export type ServerReply =
   | { type: 'ready'; baseUrl: string; adminToken?: string; fillMs?: number; database: string }
   | { type: 'memory'; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
   | { type: 'cpu'; userUs: number; systemUs: number; atMs: number }
-  | { type: 'records'; submissions: Record<string, number>; audit: Record<string, number> }
+  | { type: 'records'; submissions: Record<string, number>; audit: Record<string, number>; txidIndex: { txids: number; bytes: number } }
   | { type: 'rpc'; calls: Record<string, { count: number; seconds: number }> }
   | { type: 'closed' }
   | { type: 'failed'; message: string };
@@ -86,7 +86,7 @@ async function startHello(): Promise<Running> {
   return {
     baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
     database: 'none',
-    records: () => Promise.resolve({ type: 'records', submissions: {}, audit: {} }),
+    records: () => Promise.resolve({ type: 'records', submissions: {}, audit: {}, txidIndex: { txids: 0, bytes: 0 } }),
     rpcCalls: () => Promise.resolve({ type: 'rpc', calls: {} }),
     close: () => app.close(),
   };
@@ -129,7 +129,7 @@ async function startPortalServer(spec: Extract<ServerSpec, { kind: 'portal' }>):
     async records() {
       await audit.flush();
       const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM tx_submissions GROUP BY status');
-      return { type: 'records', submissions: Object.fromEntries(rows.map((r) => [r.status, r.n])), audit: { ...audit.stats() } };
+      return { type: 'records', submissions: Object.fromEntries(rows.map((r) => [r.status, r.n])), audit: { ...audit.stats() }, txidIndex: portal.txidIndex() };
     },
     async rpcCalls() {
       const calls: Record<string, { count: number; seconds: number }> = {};

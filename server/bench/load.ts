@@ -4,11 +4,13 @@ import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon, { type AutocannonOptions, type AutocannonRequest, type AutocannonResult } from 'autocannon';
+import autocannon, { type AutocannonClient, type AutocannonOptions, type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import { WALLET_NAME } from '../dev/bitcoin/node-launcher.ts';
 import { startTestNode, type TestNode } from '../test/helpers/regtest.ts';
 import type { ServerReply, ServerSpec, ToServer } from './load-server.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import { randomBytes } from 'node:crypto';
+import { blockTxids, holdsKey, txidKey } from '../src/mempool/queries/block-txids.ts';
 import { buildSmallTxs, type SmallTx } from './small-txs.ts';
 import { ratio, round3, verdict } from './stats.ts';
 
@@ -54,10 +56,21 @@ import { ratio, round3, verdict } from './stats.ts';
  * - no errors except the intended 429s (measured separately on a portal
  *   with a low rate limit; the main portal's limit is out of reach);
  * - the portal's RSS back within 10% of its baseline after the runs (its
- *   reading at start-up, before any load, is reported too).
+ *   reading at start-up, before any load, is reported too);
+ * - status-check of txids the portal never recorded (a fresh random one per
+ *   request: 404) at least 80% of the rate for the recorded one, with no
+ *   gettxoutproof and no node call at all: they are answered from the txid
+ *   index of the blocks the portal follows. A txid mined in a followed
+ *   block but never submitted there costs one getrawtransaction in its
+ *   block; shown too. The index's size on this chain is printed, and the
+ *   size and lookup time of one the size of a mainnet week, built here.
  */
 
 const GOAL_READ_RATIO = 0.85;
+const GOAL_UNKNOWN_RATIO = 0.8;
+/** A mainnet week for the txid index's figures: 1,008 blocks of 3,500 transactions. */
+const WEEK_BLOCKS = 1_008;
+const TXS_PER_BLOCK = 3_500;
 const GOAL_MEMORY_GROWTH = 0.1;
 
 export interface LoadBenchOptions {
@@ -111,7 +124,7 @@ export interface RunResult {
   p99Ms: number;
   status2xx: number;
   status429: number;
-  /** Non-2xx answers other than 429, connection errors and timeouts. */
+  /** Answers other than the expected (2xx, or the run's `expect`) and 429, connection errors and timeouts. */
   otherErrors: number;
   statuses: Record<string, number>;
   /** Percent of one core during the run; `machine`: every process, out of 100 × the cores. */
@@ -136,6 +149,10 @@ export interface LoadBenchResult {
   submit: { portalRps: number; rawRps: number; ratio: number; accepted: number; recorded: Record<string, number> };
   /** parse-tx against its one node call (a gettxout batch) sent straight at the node. */
   parse: { portalRps: number; rawRps: number; ratio: number };
+  /** status-check of never-recorded txids (404) against the recorded one, the same run; gettxoutproof calls per request. */
+  unknownStatus: { unknownRps: number; knownRps: number; ratio: number; gettxoutproofPerRequest: number; nodeCallsPerRequest: number; goalMet: boolean };
+  /** The block tracker's txid index: the portal's on this chain, and one of a mainnet week built in this process. */
+  txidIndex: { txids: number; bytes: number; week: { txids: number; bytes: number; missMicros: number } };
   /** The portal's audit writer at the end: written, dropped, failedWrites, queued. */
   audit: Record<string, number>;
   /** The portal's: `startup` before any load, `start` after the warm-up pass (the baseline), `end` after every run. */
@@ -312,11 +329,11 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
     cleanups.push(() => node.stop());
 
     // The transactions are built while the portal's database is filled.
-    progress(`building ${2 * (submits + SUBMIT_WARMUP) + 2} transactions; starting the servers, the portal's with ${auditRows.toLocaleString('en-US')} audit rows`);
+    progress(`building ${2 * (submits + SUBMIT_WARMUP) + 3} transactions; starting the servers, the portal's with ${auditRows.toLocaleString('en-US')} audit rows`);
     const setupStarted = performance.now();
     const portalSpec: ServerSpec = { kind: 'portal', rpcUrl: node.rpcUrl, cookieFile: node.cookieFile, zmqUrl: node.zmqSequenceUrl, auditRows };
     const [txs, portal, hello] = await Promise.all([
-      buildSmallTxs(node, 2 * (submits + SUBMIT_WARMUP) + 2, FEE_RATE),
+      buildSmallTxs(node, 2 * (submits + SUBMIT_WARMUP) + 3, FEE_RATE),
       startServer('portal', portalSpec).then((s) => {
         cleanups.push(() => s.close());
         return s;
@@ -335,7 +352,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
     const minerAddress = await node.address();
     await node.rpc.call('unloadwallet', [WALLET_NAME]);
     const take = (n: number): SmallTx[] => txs.splice(0, n);
-    const [statusTx, parseTx] = take(2) as [SmallTx, SmallTx];
+    const [statusTx, parseTx, elsewhereTx] = take(3) as [SmallTx, SmallTx, SmallTx];
     const rawWarmup = take(SUBMIT_WARMUP);
     const rawTxs = take(submits);
     const portalWarmup = take(SUBMIT_WARMUP);
@@ -356,8 +373,13 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
     // The transaction status-check asks about: submitted through the portal, so in the mempool and in tx_submissions.
     const submitted = await fetch(`${portal.baseUrl}/rest-api/submit-tx`, { method: 'POST', headers: json, body: submitBody(statusTx) });
     if (submitted.status !== 200) throw new Error(`The portal refused the status-check transaction: HTTP ${submitted.status} ${await submitted.text()}`);
+    // One mined straight into a block (generateblock takes only it: the status-check transaction stays in the mempool), never submitted to the portal.
+    await node.rpc.call('generateblock', [minerAddress, [elsewhereTx.hex]]);
+    await node.rpc.call('syncwithvalidationinterfacequeue');
+    await sleep(500);
     for (const [url, init] of [
       [`/rest-api/status-check?tx_id=${statusTx.txid}`, {}],
+      [`/rest-api/status-check?tx_id=${elsewhereTx.txid}`, {}],
       ['/rest-api/getinfo', {}],
       ['/rest-api/parse-tx', { method: 'POST', headers: json, body: JSON.stringify({ tx_hexes: [parseTx.hex] }) }],
       ['/rest-api/audits/list', { headers: admin }],
@@ -379,6 +401,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
       server: Server | 'node';
       label?: RunResult['server'];
       options: Omit<AutocannonOptions, 'url'> & { path?: string };
+      /** The status every answer should have (default any 2xx). */
+      expect?: number;
       /** Instead of the timed warm-up; false: none (submit runs warm up on transactions of their own, in the warm-up pass). */
       warmup?: (Omit<AutocannonOptions, 'url'> & { path?: string }) | false;
       memory?: boolean;
@@ -422,6 +446,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
         : undefined;
       const status2xx = count(result, (s) => s >= 200 && s < 300);
       const status429 = count(result, (s) => s === 429);
+      const expected = run.expect === undefined ? status2xx : count(result, (s) => s === run.expect);
       const r: RunResult = {
         name: run.name,
         server: run.label ?? (run.server === 'node' ? 'node' : (run.server.name as RunResult['server'])),
@@ -432,7 +457,7 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
         p99Ms: result.latency.p99,
         status2xx,
         status429,
-        otherErrors: requests - status2xx - status429 + result.errors + result.timeouts,
+        otherErrors: requests - expected - status429 + result.errors + result.timeouts,
         statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([s, c]) => [s, c.count])),
         cpu,
         memory: before && after ? { before, after } : undefined,
@@ -442,9 +467,16 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
       return r;
     };
 
+    // A fresh random txid for every request: nothing the portal recorded, nothing any block holds.
+    const unknownTxids = {
+      setupClient: (client: AutocannonClient) =>
+        client.setRequests([{ method: 'GET', setupRequest: (req: AutocannonRequest) => ({ ...req, path: `/rest-api/status-check?tx_id=${randomBytes(32).toString('hex')}` }) }]),
+    };
     const reads: Run[] = [
       { name: 'GET /rest-api/getinfo', server: portal, options: { path: '/rest-api/getinfo' } },
       { name: 'GET /rest-api/status-check', server: portal, options: { path: `/rest-api/status-check?tx_id=${statusTx.txid}` } },
+      { name: 'GET /rest-api/status-check (unknown)', server: portal, options: unknownTxids, expect: 404 },
+      { name: 'GET /rest-api/status-check (mined elsewhere)', server: portal, options: { path: `/rest-api/status-check?tx_id=${elsewhereTx.txid}` } },
       { name: 'POST /rest-api/parse-tx', server: portal, options: { path: '/rest-api/parse-tx', method: 'POST', headers: json, body: JSON.stringify({ tx_hexes: [parseTx.hex] }) } },
       { name: 'GET /rest-api/audits/list (admin)', server: portal, options: { path: '/rest-api/audits/list', headers: admin } },
     ];
@@ -518,6 +550,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
     if (missing > 0) throw new Error(`${missing} transactions the portal accepted are not in the node's mempool`);
     const records = await portal.ask({ type: 'records' }, 'records');
     await mineAndSettle();
+    const { txidIndex } = await portal.ask({ type: 'records' }, 'records');
+    const weekIndex = measureWeekIndex();
 
     const helloLast = await measure(helloRun);
     const endMemory = await memoryOf(portal, 2000);
@@ -573,6 +607,22 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
     const unauditedResults = runs.filter((r) => r.server === 'portal (audit off)');
     out(`the same reads with the audit trail off: ${unauditedResults.map((r) => `${r.name.replace(/^(GET|POST) \/rest-api\//, '').replace(' (audit off)', '')} ${(100 * r.rps / helloRps).toFixed(0)}%`).join(', ')} of the hello-world; the trail costs each request its row, written by the portal and stored by the database (see the CPU columns)`);
     const parseRun = readResults.find((r) => r.name.includes('parse-tx'))!;
+    const knownRun = readResults.find((r) => r.name === 'GET /rest-api/status-check')!;
+    const unknownRun = readResults.find((r) => r.name === 'GET /rest-api/status-check (unknown)')!;
+    const elsewhereRun = readResults.find((r) => r.name === 'GET /rest-api/status-check (mined elsewhere)')!;
+    const callsOf = (r: RunResult) => Object.values(r.nodeCallsPerRequest ?? {}).reduce((a, b) => a + b, 0);
+    const proofsOf = (r: RunResult) => r.nodeCallsPerRequest?.gettxoutproof ?? 0;
+    const unknownRatio = unknownRun.rps / knownRun.rps;
+    const unknownGoalMet = unknownRatio >= GOAL_UNKNOWN_RATIO && proofsOf(unknownRun) === 0 && proofsOf(elsewhereRun) === 0;
+    out(
+      `status-check of never-recorded txids (404, a fresh one each request): ${unknownRun.rps.toFixed(0)} req/s, p50 ${unknownRun.p50Ms} ms, ${callsOf(unknownRun).toFixed(2)} node calls and ${proofsOf(unknownRun).toFixed(2)} gettxoutproof a request ÷ the recorded one ${knownRun.rps.toFixed(0)} req/s = ${ratio(unknownRatio)} (goal ≥ ${GOAL_UNKNOWN_RATIO}×, no gettxoutproof: ${verdict(unknownGoalMet)}); ` +
+        `(the recorded one is answered from the mempool engine and a memo alone; a never-recorded one costs one query of the portal's records, its floor now that the node is out of it); ` +
+        `mined in a followed block, never submitted here: ${elsewhereRun.rps.toFixed(0)} req/s, ${callsOf(elsewhereRun).toFixed(2)} node calls a request (${ratio(elsewhereRun.rps / knownRun.rps)} of the recorded one)`,
+    );
+    out(
+      `txid index of the blocks the portal follows: ${txidIndex.txids.toLocaleString('en-US')} txids, ${(txidIndex.bytes / 1024).toFixed(0)} KB on this chain; a mainnet week built here (${WEEK_BLOCKS.toLocaleString('en-US')} blocks × ${TXS_PER_BLOCK.toLocaleString('en-US')}): ` +
+        `${weekIndex.txids.toLocaleString('en-US')} txids, ${mb(weekIndex.bytes)} of keys (measured: ArrayBuffers grew ${mb(weekIndex.measuredBytes)}), a txid in no block looked up in ${weekIndex.missMicros.toFixed(1)} µs`,
+    );
     out(`parse-tx asks the node for the coins it spends (one gettxout batch a request): portal ${parseRun.rps.toFixed(0)} req/s ÷ that batch straight at the node ${rawGettxout.rps.toFixed(0)} req/s = ${ratio(parseRun.rps / rawGettxout.rps)}`);
     out(`submit: portal ${portalSubmit.rps.toFixed(0)} req/s ÷ raw sendrawtransaction ${raw.rps.toFixed(0)} req/s = ${ratio(submitRatio)}; CPU during the portal run: portal ${pct(portalSubmit.cpu.server)}, node ${pct(portalSubmit.cpu.node)}, autocannon ${pct(portalSubmit.cpu.client)} of one core (${cpus().length} cores in all)`);
     out(`submit check: ${portalAccepted.size} distinct txids accepted by the portal, all in the node's mempool; tx_submissions ${JSON.stringify(records.submissions)}; raw: ${rawAccepted.size} accepted`);
@@ -595,6 +645,8 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
       runs,
       submit: { portalRps: portalSubmit.rps, rawRps: raw.rps, ratio: round3(submitRatio), accepted: portalAccepted.size, recorded: records.submissions },
       parse: { portalRps: parseRun.rps, rawRps: rawGettxout.rps, ratio: round3(parseRun.rps / rawGettxout.rps) },
+      unknownStatus: { unknownRps: unknownRun.rps, knownRps: knownRun.rps, ratio: round3(unknownRatio), gettxoutproofPerRequest: proofsOf(unknownRun), nodeCallsPerRequest: round3(callsOf(unknownRun)), goalMet: unknownGoalMet },
+      txidIndex: { ...txidIndex, week: { txids: weekIndex.txids, bytes: weekIndex.bytes, missMicros: round3(weekIndex.missMicros) } },
       audit,
       machineBusyBefore: round3(busyBefore),
       memory: { startup: startupMemory, start: startMemory, end: endMemory, afterRepeat: repeatMemory, rssGrowth: round3(rssGrowth), goalMet: memoryGoalMet },
@@ -614,4 +666,25 @@ export async function runLoadBench(options: LoadBenchOptions = {}): Promise<Load
       }
     }
   }
+}
+
+/**
+ * The txid index of a mainnet week, built in this process from random txids
+ * as the block tracker builds it (block-txids.ts): its keys' bytes, what
+ * the process's ArrayBuffers grew by, and the time of a lookup that no block
+ * answers (every block searched), the cost of an unknown txid's status.
+ */
+function measureWeekIndex(): { txids: number; bytes: number; measuredBytes: number; missMicros: number } {
+  const before = process.memoryUsage().arrayBuffers;
+  const blocks = Array.from({ length: WEEK_BLOCKS }, () => blockTxids(Array.from({ length: TXS_PER_BLOCK }, () => randomBytes(32).toString('hex'))));
+  const measuredBytes = process.memoryUsage().arrayBuffers - before;
+  const lookups = 2_000;
+  const keys = Array.from({ length: lookups }, () => txidKey(randomBytes(32).toString('hex'))!);
+  const started = performance.now();
+  let found = 0;
+  for (const key of keys) if (blocks.some((b) => holdsKey(b, key))) found++;
+  const missMicros = ((performance.now() - started) * 1000) / lookups;
+  if (found > 0) throw new Error(`${found} random txids found in random blocks`);
+  const txids = blocks.reduce((n, b) => n + b.length, 0);
+  return { txids, bytes: txids * Float64Array.BYTES_PER_ELEMENT, measuredBytes, missMicros };
 }

@@ -37,6 +37,8 @@ export interface Portal {
    * 8 MB), which would count against the server in stall measurements.
    */
   postHttp(path: string, body: Buffer): Promise<{ status: number; text: string }>;
+  /** What the block tracker's txid index holds (mempool/queries/block-txids.ts). */
+  txidIndex(): { txids: number; bytes: number };
   close(): Promise<void>;
 }
 
@@ -132,6 +134,7 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
         req.end(body);
       });
     },
+    txidIndex: () => mempool.txidIndex(),
     close() {
       closing ??= (async () => {
         agent.destroy();

@@ -182,6 +182,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     prefix: '/rest-api',
     rateLimit: budget,
     cors,
+    nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(submissionRoutes, { service: services.submission, webhooks: services.webhooks, network: services.network });
       await scope.register(statusRoutes, { service: services.status });
@@ -195,6 +196,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     prefix: '/api',
     rateLimit: budget,
     cors,
+    nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(publicApiRoutes, {
         submission: services.submission,

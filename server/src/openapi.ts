@@ -29,6 +29,7 @@ export async function generateOpenApi(): Promise<object> {
       viewWith: () => unused('mempool engine'),
       odds: () => unused('mempool engine'),
       removal: () => undefined,
+      minedBlockOf: () => unused('mempool engine'),
       health: () => unused('mempool engine'),
     },
     settings: { get: () => unused('settings'), invalidate: () => {} },

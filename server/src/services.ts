@@ -41,6 +41,7 @@ import { createWebhookService, type WebhookService } from './modules/notificatio
 import { createEmailNotifyService, type EmailNotifyService } from './modules/notifications/email-notify.service.ts';
 import type { MailSender } from './modules/notifications/mail-sender.ts';
 import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
+import { createNodeCallMeter, type NodeCallMeter, type NodeCallMeterOptions } from './http/node-call-budget.ts';
 
 /**
  * The composition root: every service and the background jobs, built once
@@ -105,6 +106,8 @@ export interface Adapters {
    * counts in its own memory. Opened and closed by the caller.
    */
   sharedCounters?: SharedCounters | undefined;
+  /** Told of each public read's node calls once it is answered (http/node-call-budget.ts): the tests count them. */
+  observeNodeCalls?: NodeCallMeterOptions['observe'];
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
   mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
 }
@@ -158,6 +161,8 @@ export interface Services {
   jobs: PortalJobs;
   /** Where per-address rate limits count: shared by every instance, or undefined for this instance's memory. */
   rateLimitStore: RateLimitStoreCtor | undefined;
+  /** What one public read may cost the node: the public scope runs its routes inside their budgets (http/node-call-budget.ts). */
+  nodeCalls: NodeCallMeter;
 }
 
 export function createServices(adapters: Adapters): Services {
@@ -168,6 +173,9 @@ export function createServices(adapters: Adapters): Services {
   const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
   const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
   const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };
+  // The services the public reads use ask the node through the meter, which holds each request to its route's budget.
+  const nodeCalls = createNodeCallMeter({ log, ...(adapters.observeNodeCalls ? { observe: adapters.observeNodeCalls } : {}) });
+  const meteredRpc = nodeCalls.wrap(rpc);
   return {
     network: adapters.network,
     settings,
@@ -176,7 +184,7 @@ export function createServices(adapters: Adapters): Services {
     metrics,
     mempool,
     submission,
-    status: createStatusService({ db, rpc, mempool, log }),
+    status: createStatusService({ db, rpc: meteredRpc, mempool, log, nodeCalls }),
     health: createHealthService({ db, mempool, clock, log }),
     metricsService: createMetricsService({ metrics, db, mempool, audit, clock, log }),
     mempoolView: createMempoolViewAccess({ settings, verifier: adapters.staff?.verifier, log }),
@@ -191,7 +199,7 @@ export function createServices(adapters: Adapters): Services {
       : {}),
     clients: createClientService(db),
     apiKeys: createApiKeyService(db),
-    publicApi: createPublicApiService({ db, rpc }),
+    publicApi: createPublicApiService({ db, rpc: meteredRpc }),
     discounts: createDiscountService(db, adapters.generateCode ? { generateCode: adapters.generateCode } : {}),
     failedTxs: createFailedTxService(db),
     settingsAdmin: createSettingsService({ db, settings }),
@@ -209,5 +217,6 @@ export function createServices(adapters: Adapters): Services {
       webhooks: { keys: webhookKeys, policy: webhookPolicy, clock, metrics, ...adapters.webhooks },
       ...(adapters.mail ? { email: { mail: adapters.mail.sender, clock, ...adapters.mail } } : {}),
     }),
+    nodeCalls,
   };
 }

@@ -6,7 +6,7 @@ import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { NODE_UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
 import { TX_NOT_FOUND_MESSAGE } from '../src/modules/status/status.service.ts';
 import { FEE_TOO_LOW_MESSAGE, MISSING_INPUTS_MESSAGE } from '../src/modules/submission/submission.service.ts';
-import { MISSING_AUTHORIZATION_MESSAGE } from '../src/modules/public-api/public-api.routes.ts';
+import { EXPLORER_TX_NOT_FOUND_MESSAGE, MISSING_AUTHORIZATION_MESSAGE } from '../src/modules/public-api/public-api.routes.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -333,14 +333,17 @@ for (const engine of testDatabases()) {
       assert.deepEqual([unknown.statusCode, unknown.body], [404, { is_success: false, message: TX_NOT_FOUND_MESSAGE }]);
       const badId = await get(t.app, '/api/transactions/status?tx_id=nope');
       assert.deepEqual([badId.statusCode, (badId.body as { is_success: boolean }).is_success], [400, false]);
-      // Not the portal's: not found, even once mined (the explorer reads serve the portal's own transactions).
+      // Not the portal's: not found, even once mined (the explorer reads serve the portal's own transactions),
+      // though the status, like /rest-api/status-check, finds it mined in a recent block.
       const elsewhere = await node.buildTx({ feeRate: 4 });
       await node.rpc.call('sendrawtransaction', [elsewhere.hex]);
       assert.equal((await get(t.app, `/api/tx/${elsewhere.txid}/status`)).statusCode, 404);
-      await node.mine(1);
-      assert.deepEqual((await get(t.app, `/api/tx/${elsewhere.txid}`)).body, { is_success: false, message: TX_NOT_FOUND_MESSAGE });
+      const [minedElsewhere] = await node.mine(1);
+      assert.deepEqual((await get(t.app, `/api/tx/${elsewhere.txid}`)).body, { is_success: false, message: EXPLORER_TX_NOT_FOUND_MESSAGE });
       const elsewhereHex = await get(t.app, `/api/tx/${elsewhere.txid}/hex`);
-      assert.deepEqual([elsewhereHex.statusCode, elsewhereHex.body], [404, { is_success: false, message: TX_NOT_FOUND_MESSAGE }]);
+      assert.deepEqual([elsewhereHex.statusCode, elsewhereHex.body], [404, { is_success: false, message: EXPLORER_TX_NOT_FOUND_MESSAGE }]);
+      const elsewhereStatus = await get<TxStatus>(t.app, `/api/transactions/status?tx_id=${elsewhere.txid}`);
+      assert.deepEqual([elsewhereStatus.statusCode, elsewhereStatus.body.state, elsewhereStatus.body.block_hash], [200, 'confirmed', minedElsewhere]);
     });
 
     test('the dry run: 401 without authorization; a staff token or a client\'s API key; revoked keys stop working', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeIP, type RateLimitPluginOptions } from '@fastify/rate-limit';
 import { auditEndpoint } from '../audit/audit-endpoint.ts';
+import { PUBLIC_ROUTE_NODE_CALLS, type NodeCallMeter } from './node-call-budget.ts';
 
 /**
  * The public API's rate limit is one budget per client address (README:
@@ -82,15 +83,33 @@ export interface PublicScopeOptions {
   rateLimit: PublicRateLimit;
   /** Marks the scope's routes as public for CORS (http/cors-policy.ts): any origin, no credentials. */
   cors?: { markPublic(scope: FastifyInstance): void };
+  /** Holds each route PUBLIC_ROUTE_NODE_CALLS lists to its node calls per request (http/node-call-budget.ts). */
+  nodeCalls?: NodeCallMeter;
   /** Registers the scope's routes. */
   routes: (scope: FastifyInstance) => Promise<unknown>;
 }
 
-export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope, { rateLimit, cors, routes }) => {
+export const publicScope: FastifyPluginAsync<PublicScopeOptions> = async (scope, { rateLimit, cors, nodeCalls, routes }) => {
   cors?.markPublic(scope);
   scope.addHook('onRequest', rateLimit);
+  if (nodeCalls) meterNodeCalls(scope, nodeCalls);
   await routes(scope);
 };
+
+/** Each handler of a route with a node call budget answers inside it: the one place the budget is enforced. */
+function meterNodeCalls(scope: FastifyInstance, meter: NodeCallMeter): void {
+  scope.addHook('onRoute', (route) => {
+    // Fastify adds a HEAD route beside each GET, with the same handler.
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => (m === 'HEAD' ? 'GET' : m));
+    const key = methods.map((m) => `${m} ${route.url}`).find((k) => PUBLIC_ROUTE_NODE_CALLS[k] !== undefined);
+    if (key === undefined) return;
+    const limit = PUBLIC_ROUTE_NODE_CALLS[key]!;
+    const handler = route.handler;
+    route.handler = function metered(this: FastifyInstance, request, reply) {
+      return meter.run(key, limit, () => handler.call(this, request, reply));
+    };
+  });
+}
 
 /**
  * Every audited request spends the public budget, before its body is read,

@@ -45,6 +45,13 @@ export interface MempoolReader {
   odds(): Promise<PoolOdds>;
   /** What the mirror remembers of a transaction that left the mempool. */
   removal(txid: string): RemovedTx | undefined;
+  /**
+   * The block, of the last 1,008 the engine follows (queries/block-tracker.ts),
+   * that holds `txid` by its txid index; undefined when none does. Asks the
+   * node nothing in `latest` mode (in `synced` mode the tracker catches up
+   * with the latest view's tip first, as odds() does).
+   */
+  minedBlockOf(txid: string): Promise<{ hash: string; height: number } | undefined>;
   health(): MempoolHealth;
 }
 
@@ -52,6 +59,8 @@ export interface MempoolEngine extends MempoolReader {
   /** Starts following the node (ZMQ or polling) and projecting; returns at once. */
   start(): void;
   stop(): Promise<void>;
+  /** What the block tracker's txid index holds: txids, and the bytes of their keys. */
+  txidIndex(): { txids: number; bytes: number };
 }
 
 export interface MempoolEngineOptions {
@@ -105,6 +114,8 @@ export function createMempoolEngine(options: MempoolEngineOptions): MempoolEngin
     viewWith: (txid, timeoutMs) => viewWith(engine, txid, timeoutMs),
     odds: () => odds(engine),
     removal: (txid) => engine.sync.mirror?.removal(txid),
+    minedBlockOf: (txid) => minedBlockOf(engine, txid),
+    txidIndex: () => engine.tracker.indexed(),
     health: () => ({ ...engine.sync.health(), ...engine.scheduler.stats }),
     start() {
       if (engine.started || engine.stopped) return;
@@ -205,6 +216,11 @@ async function odds(engine: Engine): Promise<PoolOdds> {
   // In `synced` mode the share must be the chain's now, not the last refresh's.
   if (engine.consistency === 'synced') await engine.tracker.follow(current.tip);
   return engine.tracker.odds(poolRecogniser(id));
+}
+
+async function minedBlockOf(engine: Engine, txid: string): Promise<{ hash: string; height: number } | undefined> {
+  if (engine.consistency === 'synced') await engine.tracker.follow((engine.views.latest?.view ?? (await view(engine))).tip);
+  return engine.tracker.holding(txid);
 }
 
 async function stop(engine: Engine): Promise<void> {

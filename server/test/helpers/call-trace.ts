@@ -1,3 +1,5 @@
+import type { RpcClient } from '../../src/bitcoin/rpc-client.ts';
+
 /**
  * `target` with every method call written to `trace`: the method, and its
  * arguments with `txid` replaced by a placeholder, so that the work behind
@@ -18,4 +20,23 @@ export function recording<T extends object>(target: T, name: string, trace: stri
       };
     },
   });
+}
+
+/**
+ * `rpc` with every node call written to `calls` as the node-call meter names
+ * it (http/node-call-budget.ts): its method, or `batch:<methods>` for a batch
+ * (one round trip). Counted outside the meter, so a test can check both.
+ */
+export function countingRpc(rpc: RpcClient, calls: string[]): RpcClient {
+  return {
+    call: (method, params) => {
+      calls.push(method);
+      return rpc.call(method, params);
+    },
+    batch: (batch) => {
+      calls.push(`batch:${[...new Set(batch.map((c) => c.method))].sort().join('+')}`);
+      return rpc.batch(batch);
+    },
+    wallet: (name) => countingRpc(rpc.wallet(name), calls),
+  };
 }

@@ -16,6 +16,7 @@ import { createPortalMempool } from '../../src/runtime.ts';
 import { createSettingsStore, type SettingsStore } from '../../src/modules/settings/settings.store.ts';
 import { createRecordKeeper, type RecordKeeper } from '../../src/modules/submission/record-keeper.ts';
 import type { TestNode } from './regtest.ts';
+import { countingRpc } from './call-trace.ts';
 import type { PortalJobs } from '../../src/jobs/portal-jobs.ts';
 import type { PolicyOracle } from '../../src/modules/policy/policy-oracle.ts';
 import type { PublicMempool } from '../../src/modules/submission/public-mempool.ts';
@@ -99,6 +100,15 @@ export interface TestAppOptions {
    * elsewhere.
    */
   mempool?: { consistency?: MempoolEngineOptions['consistency']; zmq?: boolean };
+  /**
+   * Every node call the services make (not the mempool engine's, which
+   * follows the node for all requests at once), written here as the
+   * node-call meter names it (call-trace.ts countingRpc): what a request
+   * costs the node.
+   */
+  serviceRpcCalls?: string[];
+  /** Told of each public read's node calls as the app's own meter counted them (http/node-call-budget.ts). */
+  observeNodeCalls?: Adapters['observeNodeCalls'];
 }
 
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
@@ -120,7 +130,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced' });
   const services = createServices({
     db,
-    rpc,
+    rpc: options.serviceRpcCalls ? countingRpc(rpc, options.serviceRpcCalls) : rpc,
     clock,
     market: createEngineMarketSource(mempool),
     mempool,
@@ -139,6 +149,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     webhooks: { portalKey: randomBytes(32), allowPrivate: true, ...options.webhooks },
     ...(options.mail ? { mail: options.mail } : {}),
     ...(options.sharedCounters ? { sharedCounters: options.sharedCounters } : {}),
+    ...(options.observeNodeCalls ? { observeNodeCalls: options.observeNodeCalls } : {}),
   });
   const app = await buildApp(services, {
     rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: options.rateLimitWindowMs ?? 60_000 },

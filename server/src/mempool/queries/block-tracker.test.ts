@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
@@ -18,10 +19,14 @@ interface FakeBlock {
   address: string;
 }
 
+/** The one transaction besides the coinbase in the fake block `hash`. */
+const paymentIn = (hash: string) => createHash('sha256').update(hash).digest('hex');
+
 function fakeChain() {
   const blocks = new Map<string, FakeBlock>();
   let active: string[] = [];
   const fetched: string[] = [];
+  let calls = 0;
   const extend = (count: number, tag: (height: number) => string, fork = '') => {
     for (let i = 0; i < count; i++) {
       const height = active.length;
@@ -36,21 +41,24 @@ function fakeChain() {
     const block = blocks.get(params[method === 'getrawtransaction' ? 2 : 0] as string)!;
     if (method === 'getblock') {
       fetched.push(block.hash);
-      return { hash: block.hash, height: block.height, time: 1_700_000_000 + block.height * 600, nTx: 1, previousblockhash: block.prev, tx: [`cb${block.hash}`] };
+      return { hash: block.hash, height: block.height, time: 1_700_000_000 + block.height * 600, nTx: 2, previousblockhash: block.prev, tx: [`cb${block.hash}`, paymentIn(block.hash)] };
     }
     if (method === 'getblockheader') return { height: block.height, previousblockhash: block.prev };
     if (method === 'getrawtransaction') return { vin: [{ coinbase: Buffer.from(`\x03abc/${block.tag}/`).toString('hex') }], vout: [{ scriptPubKey: { address: block.address } }, { scriptPubKey: {} }] };
     throw new Error(`unexpected ${method}`);
   };
   const rpc = {
-    call: async <T>(method: string, params: unknown[] = []) => answer(method, params) as T,
-    batch: async <T>(calls: RpcCall[]) => calls.map((c) => ({ ok: true, result: answer(c.method, c.params ?? []) as T })),
+    call: async <T>(method: string, params: unknown[] = []) => (calls++, answer(method, params) as T),
+    batch: async <T>(batch: RpcCall[]) => (calls++, batch.map((c) => ({ ok: true, result: answer(c.method, c.params ?? []) as T }))),
     wallet: () => rpc,
   } as RpcClient;
   return {
     rpc,
     fetched,
     extend,
+    calls: () => calls,
+    /** The hash of the active block at `height`. */
+    at: (height: number) => active[height]!,
     /** Replaces the last `depth` blocks with `count` others. */
     reorg(depth: number, count: number, tag: (height: number) => string) {
       active = active.slice(0, active.length - depth);
@@ -127,4 +135,30 @@ test('odds that are unknown say why: blank pool identification on a real network
   assert.equal(blank.note, ODDS_UNIDENTIFIED_NOTE);
   assert.match(blank.note ?? '', /Pool Coinbase Tag or the Pool Payout Addresses/);
   assert.equal(tracker.odds(byTag).note, null, 'known odds need no note');
+});
+
+test('which followed block holds a txid: answered from the blocks read, with no node call; a block that leaves the window takes its txids with it', async () => {
+  const chain = fakeChain();
+  const tip = chain.extend(300, () => 'pool');
+  const tracker = createBlockTracker({ rpc: chain.rpc, log: quiet, windowSize: 100 });
+  await tracker.follow(tip);
+  const calls = chain.calls();
+  const old = chain.at(290);
+  assert.deepEqual(tracker.holding(paymentIn(old)), { hash: old, height: 290 });
+  assert.deepEqual(tracker.holding(paymentIn(old).toUpperCase()), { hash: old, height: 290 }, 'any case');
+  assert.deepEqual(tracker.holding(paymentIn(chain.at(200))), { hash: chain.at(200), height: 200 }, 'the window\'s oldest block');
+  assert.equal(tracker.holding(paymentIn(chain.at(199))), undefined, 'older than the window');
+  assert.equal(tracker.holding(paymentIn('never mined')), undefined);
+  assert.equal(tracker.holding('not a txid'), undefined);
+  assert.equal(chain.calls(), calls, 'no node call');
+  // Each block holds its coinbase and one payment: two keys of 8 bytes.
+  assert.deepEqual(tracker.indexed(), { txids: 200, bytes: 1_600 });
+
+  // A reorganisation: the three replaced blocks' transactions are no longer in any followed block; the new ones' are.
+  const replaced = [297, 298, 299].map((h) => chain.at(h));
+  const forked = chain.reorg(3, 4, () => 'other');
+  await tracker.follow(forked);
+  for (const hash of replaced) assert.equal(tracker.holding(paymentIn(hash)), undefined, `replaced block ${hash}`);
+  assert.deepEqual(tracker.holding(paymentIn(forked.hash)), { hash: forked.hash, height: 300 });
+  assert.deepEqual(tracker.holding(paymentIn(old)), { hash: old, height: 290 }, 'below the fork: still there');
 });

@@ -1,5 +1,6 @@
 import type { RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { blockTxids, holdsKey, txidKey, type BlockTxids } from './block-txids.ts';
 import type { MinedBlockSummary } from './mempool-feed.ts';
 import type { CoinbaseInfo, PoolRecogniser } from './pool-identity.ts';
 
@@ -15,6 +16,13 @@ import type { CoinbaseInfo, PoolRecogniser } from './pool-identity.ts';
  * blocks it replaced. Fetching a block is getblock (verbosity 1: header and
  * txids, the first being the coinbase's) and getrawtransaction of the
  * coinbase with its block hash (no -txindex needed), a few blocks per batch.
+ *
+ * The txids getblock lists are kept too, compactly (block-txids.ts: 8 bytes
+ * a transaction, about 28 MB for a mainnet week), so that the status of a
+ * txid the portal never recorded is answered from the blocks followed here:
+ * which of them holds it, with no node call (holding()). The index follows
+ * the window: a block that leaves it, by age or by a reorganisation, takes
+ * its txids with it.
  */
 
 export interface TrackedBlock {
@@ -23,6 +31,8 @@ export interface TrackedBlock {
   time: number;
   txCount: number;
   coinbase: CoinbaseInfo;
+  /** Its transactions' ids (block-txids.ts). */
+  txids: BlockTxids;
 }
 
 export interface PoolOdds {
@@ -61,6 +71,10 @@ export interface BlockTracker {
   /** The window, newest first. */
   blocks(): readonly TrackedBlock[];
   odds(recogniser: PoolRecogniser): PoolOdds;
+  /** The block of the window that holds `txid`, by its first 52 bits (confirm with the node, in that block); undefined when none does. No node call. */
+  holding(txid: string): { hash: string; height: number } | undefined;
+  /** What the txid index holds: txids, and the bytes of their keys. */
+  indexed(): { txids: number; bytes: number };
 }
 
 export const DAY_BLOCKS = 144;
@@ -111,6 +125,7 @@ export function createBlockTracker(options: BlockTrackerOptions): BlockTracker {
           height: block.height,
           time: block.time,
           txCount: block.nTx,
+          txids: blockTxids(block.tx),
           coinbase: {
             scriptSig: Buffer.from(tx.vin[0]?.coinbase ?? '', 'hex'),
             addresses: tx.vout.flatMap((o) => (o.scriptPubKey.address ? [o.scriptPubKey.address] : [])),
@@ -182,6 +197,18 @@ export function createBlockTracker(options: BlockTrackerOptions): BlockTracker {
       return running;
     },
     blocks: () => window,
+    holding(txid) {
+      const key = txidKey(txid);
+      if (key === undefined) return undefined;
+      // Newest first; at most 1,008 bisections of a few thousand keys each.
+      for (const block of window) if (holdsKey(block.txids, key)) return { hash: block.hash, height: block.height };
+      return undefined;
+    },
+    indexed() {
+      let txids = 0;
+      for (const block of window) txids += block.txids.length;
+      return { txids, bytes: txids * Float64Array.BYTES_PER_ELEMENT };
+    },
     odds(recogniser) {
       const recentBlocks = window.slice(0, recentCount).map((b) => ({ height: b.height, hash: b.hash, time: b.time, txCount: b.txCount, ours: recogniser?.(b.coinbase) ?? false }));
       const tip = window[0];

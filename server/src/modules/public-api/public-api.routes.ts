@@ -7,7 +7,6 @@ import { ApiError, isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '..
 import { addressGroup } from '../../http/sse-registry.ts';
 import { isApiKeyFormat } from '../clients/api-key-format.ts';
 import type { StatusService } from '../status/status.service.ts';
-import { TX_NOT_FOUND_MESSAGE } from '../status/status.service.ts';
 import { MAX_TX_HEX_CHARS } from '../submission/submission.schemas.ts';
 import type { SubmissionService } from '../submission/submission.service.ts';
 import { acceptedPackageTxids, type WebhookService } from '../notifications/webhooks.service.ts';
@@ -49,6 +48,12 @@ import type { PublicApiService } from './public-api.service.ts';
 
 export const MISSING_AUTHORIZATION_MESSAGE = 'Missing or invalid Authorization header';
 export const PUBLIC_API_TAG = 'slipstream-api';
+/**
+ * The explorer reads' 404: they serve the portal's own transactions only,
+ * from its records, so a transaction mined elsewhere is not found here even
+ * when /api/transactions/status finds it in a recent block.
+ */
+export const EXPLORER_TX_NOT_FOUND_MESSAGE = 'Transaction not found: the explorer reads show only transactions submitted here.';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -188,7 +193,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
   }, async (request) => {
     const txid = request.params.txid.toLowerCase();
     const hex = await publicApi.portalTxHex(txid);
-    if (hex === undefined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
+    if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
     const [tx, answer] = [decodeTxHex(hex), await status.check(txid)];
     const { status: where } = answer.transaction;
     return explorerTxOf(tx, answer, await publicApi.explorerDetails(tx, hex, where.confirmed ? where.block_hash : null));
@@ -199,7 +204,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     schema: { tags, summary: "A transaction submitted here: confirmed, and its block, as block explorers (Esplora) answer GET /api/tx/{txid}/status", params: ExplorerTxParams, response: { 200: ExplorerStatus, ...readErrors } },
   }, async (request) => {
     const txid = request.params.txid.toLowerCase();
-    if ((await publicApi.portalTxHex(txid)) === undefined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
+    if ((await publicApi.portalTxHex(txid)) === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
     return explorerStatusOf(await status.check(txid));
   });
 
@@ -213,7 +218,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, async (request, reply) => {
     const hex = await publicApi.portalTxHex(request.params.txid.toLowerCase());
-    if (hex === undefined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
+    if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
     return reply.type('text/plain; charset=utf-8').send(hex.toLowerCase());
   });
 

@@ -63,7 +63,7 @@ const CHILD_CHANGE_FLOOR_SATS = 294;
  * one gettxout; a transaction whose largest outputs children already spend
  * is rare, and one with thousands of outputs must not cost thousands of calls.
  */
-const MAX_OUTPUT_LOOKUPS = 16;
+export const MAX_OUTPUT_LOOKUPS = 16;
 /** BIP125: an input with nSequence below this signals replaceability. */
 const RBF_SEQUENCE_BELOW = 0xffff_fffe;
 /** BIP431: a version 3 (TRUC) transaction is always replaceable. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
 import type { MempoolEntry, MinedTx, VerboseTx } from './status-answers.ts';
@@ -26,19 +25,6 @@ export function createChainLookups(rpc: RpcClient) {
     return hex === undefined ? null : hex.length / 2;
   }
 
-  /**
-   * The block holding `txid`, from the node's transaction index or its
-   * unspent outputs: gettxoutproof never reads the mempool, and answers an
-   * unconfirmed transaction and an unknown one with the same error.
-   */
-  async function blockOf(txid: string): Promise<string | undefined> {
-    const proof = await unlessRefused<string>('gettxoutproof', [[txid]]);
-    if (proof === undefined) return undefined;
-    // A merkle block (BIP 37) starts with the 80-byte block header; the block hash is its double SHA-256, shown byte-reversed.
-    const once = createHash('sha256').update(Buffer.from(proof.slice(0, 160), 'hex')).digest();
-    return createHash('sha256').update(once).digest().reverse().toString('hex');
-  }
-
   async function confirmed(params: unknown[]): Promise<MinedTx | undefined> {
     const tx = await unlessRefused<VerboseTx>('getrawtransaction', params);
     if (!tx?.blockhash || tx.in_active_chain === false || (tx.confirmations !== undefined && tx.confirmations < 1)) return undefined;
@@ -61,8 +47,21 @@ export function createChainLookups(rpc: RpcClient) {
     return undefined;
   }
 
-  /** `txid` in the block `blockHash` of the active chain (getrawtransaction with a block hash reads that block only). */
-  const minedIn = (txid: string, blockHash: string) => confirmed([txid, 2, blockHash]);
+  /**
+   * `txid` in `block`, a block the portal followed (its height known), in
+   * one call: getrawtransaction with a block hash reads that block only (no
+   * -txindex, no UTXO set, no mempool). The answer's in_active_chain and
+   * confirmations say whether the block is still in the active chain: one a
+   * reorganisation replaced since the portal read it answers nothing.
+   * Never gettxoutproof: without a block hash it looks the txid up in the
+   * UTXO set output by output, holding cs_main (rpc/txoutproof.cpp), work
+   * that grows with the chain state, on the lock block validation needs.
+   */
+  async function minedInFollowed(txid: string, block: { hash: string; height: number }): Promise<MinedTx | undefined> {
+    const tx = await unlessRefused<VerboseTx>('getrawtransaction', [txid, 2, block.hash]);
+    if (!tx || tx.in_active_chain === false || (tx.confirmations ?? 0) < 1) return undefined;
+    return { tx: { ...tx, blockhash: block.hash }, height: block.height };
+  }
 
-  return { mempoolEntry, rawSize, blockOf, findMined, minedIn };
+  return { mempoolEntry, rawSize, findMined, minedInFollowed };
 }

@@ -1,6 +1,7 @@
 import { RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { Queryable } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
+import { NODE_CALLS, type NodeCallMeter } from '../../http/node-call-budget.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
 import { createBumpAdvisor } from './bump-advice.ts';
@@ -21,15 +22,16 @@ import type { StatusResponse } from './status.schemas.ts';
  *
  * The pool's mempool is private until mined (SPEC.md section 1): only
  * transactions the node accepted from the portal (a settled submission, a
- * package member, an attempt that timed out) are looked up in the mempool. Any other txid is
- * answered from the chain alone, mined or 404, and by the same calls whether
- * or not the node holds it, so neither the answer nor the work behind it
- * says that it does. Which transactions are the portal's is decided in one
- * place for every public answer (submission/portal-records.repository.ts);
+ * package member, an attempt that timed out) are looked up in the mempool.
+ * Any other txid is answered from the blocks the portal follows alone,
+ * mined or 404, and by the same calls whether or not the node holds it, so
+ * neither the answer nor the work behind it says that it does. Which
+ * transactions are the portal's is decided in one place for every public
+ * answer (submission/portal-records.repository.ts);
  * the rule lives here, not in a route, for every API that answers a status.
  */
 
-export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and the mining node knows of no block holding it.';
+export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and is in none of the recent blocks the portal follows (the last 1,008).';
 
 /** How long a request waits for the engine to project a transaction the node has just taken. */
 const CATCH_UP_MS = 2_000;
@@ -47,6 +49,8 @@ export interface StatusDeps {
   rpc: RpcClient;
   mempool: MempoolReader;
   log: Logger;
+  /** Holds a request to fewer node calls on a path known to cost less (http/node-call-budget.ts). */
+  nodeCalls?: Pick<NodeCallMeter, 'limit'>;
 }
 
 export function createStatusService(deps: StatusDeps) {
@@ -114,26 +118,24 @@ export function createStatusService(deps: StatusDeps) {
   }
 
   /**
-   * A transaction the portal did not record: mined, from the chain alone,
-   * or not found. The mempool is never consulted, not even by the node on
-   * our behalf (getrawtransaction without a block hash looks there first),
-   * so a transaction the node holds costs the same calls as an unknown one.
-   *
-   * The block the engine saw take it is tried first (no -txindex needed),
-   * then the chain's own answer: a reorganisation can move it to another
-   * block without it ever re-entering the mempool, and the engine's memory
-   * still names the block that left the chain.
+   * A transaction the portal did not record: mined in one of the blocks the
+   * portal follows (the last 1,008, by the block tracker's txid index), or
+   * not found. Anyone may ask about any txid, so the answer costs the node
+   * no work that grows with its chain state or mempool (DESIGN.md, code
+   * conventions 13): a txid no followed block holds is a 404 with no node
+   * call; one that a followed block holds costs one call that reads that
+   * block only (NODE_CALLS). The mempool is never consulted, not even by the
+   * node on our behalf, so a transaction the node holds costs the same
+   * calls as an unknown one. The index follows reorganisations as the
+   * tracker does: a transaction moved to another block is found in its new
+   * one, and a block the chain left answers nothing (minedInFollowed).
    */
   async function fromChainOnly(txid: string, view: MempoolView): Promise<StatusResponse> {
-    const gone = mempool.removal(txid);
-    const remembered = gone?.reason === 'mined' && gone.blockHash ? gone.blockHash : undefined;
-    let mined = remembered ? await node.minedIn(txid, remembered) : undefined;
-    if (!mined) {
-      const blockHash = await node.blockOf(txid);
-      if (blockHash && blockHash !== remembered) mined = await node.minedIn(txid, blockHash);
-    }
+    deps.nodeCalls?.limit(NODE_CALLS.unrecordedMined);
+    const block = await mempool.minedBlockOf(txid);
+    const mined = block ? await node.minedInFollowed(txid, block) : undefined;
     if (!mined) throw new ApiError(404, TX_NOT_FOUND_MESSAGE);
-    return { ...minedAnswer(txid, mined, gone, undefined, view, null), ...poolOddsOf(await mempool.odds()) };
+    return { ...minedAnswer(txid, mined, mempool.removal(txid), undefined, view, null), ...poolOddsOf(await mempool.odds()) };
   }
 
   return { check };
