@@ -70,3 +70,31 @@ describe('the job queue', () => {
     assert.deepEqual(writers, ['jobs/job-queue.ts']);
   });
 });
+
+/** A file's text without its comments (block and line), so that SQL words in prose do not count. */
+export function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/** A statement of SQL in the code: a query, a write, or a CTE. */
+const SQL_STATEMENT = /\b(SELECT\s[\s\S]{0,400}?\bFROM\b|INSERT\s+INTO\b|UPDATE\s+[a-z_]+\s+(?:[a-z_]+\s+)?SET\b|DELETE\s+FROM\b)/;
+
+/** Where SQL may be written: each table's repository, the database layer, and the job queue (jobs are queued in the same statement as the change that needs them). */
+const mayHoldSql = (file: string) => isRepository(file) || file.startsWith('db/') || file === 'jobs/job-queue.ts';
+
+describe('SQL lives in repositories', () => {
+  it('the detector finds queries, writes and CTEs, and skips comments', () => {
+    assert.ok(SQL_STATEMENT.test(withoutComments("await db.query(`SELECT id FROM failed_txs WHERE id = $1`, [id]);")));
+    assert.ok(SQL_STATEMENT.test(withoutComments("db.query(`UPDATE failed_txs f SET status = 'Resolved'`)")));
+    assert.ok(SQL_STATEMENT.test(withoutComments("db.query('DELETE FROM tx_submissions WHERE txid = $1')")));
+    assert.ok(!SQL_STATEMENT.test(withoutComments('/** Moves rows: INSERT INTO jobs happens in job-queue.ts. */\nconst a = 1; // SELECT x FROM y')));
+  });
+
+  it('no file outside a repository, db/ and the job queue holds SQL: each table is read and written through its repository', () => {
+    const offenders = sourceFiles(SRC)
+      .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
+      .filter((file) => !mayHoldSql(file))
+      .filter((file) => SQL_STATEMENT.test(withoutComments(readFileSync(path.join(SRC, file), 'utf8'))));
+    assert.deepEqual(offenders, []);
+  });
+});

@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { MAX_RETRY_IDS, type FailedTxListResponse, type RetryResponse } from '../src/modules/failed-txs/failed-txs.schemas.ts';
-import { queueRetries } from '../src/modules/failed-txs/retry-queue.ts';
+import { queueRetries } from '../src/modules/failed-txs/retry-queue.repository.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Queryable } from '../db/database.ts';
+import { auditIdBefore, chainBatch, chainHead, rowBeyondHead } from './audit-log.repository.ts';
 
 /**
  * The audit trail's hash chain (migration 012_audit_hash_chain.sql): each row
@@ -124,22 +125,6 @@ export type ChainVerification =
       headHash: string;
     };
 
-interface HeadRow {
-  last_id: number | null;
-  last_hash: Uint8Array;
-}
-
-interface BatchRow {
-  id: number;
-  /** Position in the batch, from 1. */
-  n: number;
-  row_hash: Uint8Array | null;
-  unchained: boolean;
-  intact: boolean | null;
-  linked: boolean | null;
-  is_last: boolean;
-}
-
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /**
@@ -162,7 +147,7 @@ export async function verifyAuditChain(db: Queryable, options: { batchSize?: num
   // 1,000 rows: at most about 70 ms of hashing per statement on PGlite, which runs it on this thread
   // (rows of the audit bench's sizes, server/bench/audit-list.ts).
   const batchSize = options.batchSize ?? 1_000;
-  const head = (await db.query<HeadRow>('SELECT last_id, last_hash FROM audit_chain_head')).rows[0];
+  const head = await chainHead(db);
   if (!head) throw new Error('The audit chain has no head row (audit_chain_head is empty): it was deleted from the database');
   const headId = head.last_id;
   const headHash = hex(head.last_hash);
@@ -174,27 +159,7 @@ export async function verifyAuditChain(db: Queryable, options: { batchSize?: num
   });
 
   while (headId !== null) {
-    const { rows }: { rows: BatchRow[] } = await db.query<BatchRow>(
-      `SELECT id, n, row_hash, unchained, intact, linked, is_last
-         FROM (SELECT id, row_hash,
-                      row_number() OVER w AS n,
-                      prev_hash IS NULL OR row_hash IS NULL AS unchained,
-                      row_hash = sha256(prev_hash || encoding) AS intact,
-                      prev_hash = coalesce(lag(row_hash) OVER w, $3::bytea) AS linked,
-                      lead(id) OVER w IS NULL AS is_last
-                 FROM (SELECT a.id, coalesce(a.prev_hash, h.prev_hash) AS prev_hash, coalesce(a.row_hash, h.row_hash) AS row_hash,
-                              audit_log_encoding(a) AS encoding
-                         FROM audit_logs a
-                         -- The range again on h: a merge join would otherwise read audit_log_hashes from its first row for every batch.
-                         LEFT JOIN audit_log_hashes h ON h.id = a.id AND h.id > $1 AND h.id <= $2
-                        WHERE a.id > $1 AND a.id <= $2
-                        ORDER BY a.id
-                        LIMIT $4) AS batch
-               WINDOW w AS (ORDER BY id)) AS checked
-        WHERE is_last OR unchained OR NOT intact OR NOT linked OR id = $5
-        ORDER BY id`,
-      [lastIntactId ?? 0, headId, previousHash, batchSize, anchor?.id ?? null],
-    );
+    const rows = await chainBatch(db, { afterId: lastIntactId ?? 0, headId, previousHash, batchSize, anchorId: anchor?.id ?? null });
     for (const row of rows) {
       const failed = row.unchained || row.intact !== true || row.linked !== true;
       const anchorMismatch = !failed && row.id === anchor?.id && hex(row.row_hash!) !== anchor.hash;
@@ -202,7 +167,7 @@ export async function verifyAuditChain(db: Queryable, options: { batchSize?: num
       if (!failed && !anchorMismatch) continue;
       verified += row.n - 1;
       // The rows before it in this batch verified; the last of them is the one before it by id.
-      if (row.n > 1) lastIntactId = await previousId(db, row.id);
+      if (row.n > 1) lastIntactId = await auditIdBefore(db, row.id);
       if (row.unchained) return broken(row.id, 'unchained', `Row ${row.id} has no hash: it was not written by the portal's audit writer, or its hashes were cleared.`);
       if (!row.intact) return broken(row.id, 'changed', `Row ${row.id} does not match its hash: its content was changed after it was written.`);
       if (!row.linked) return broken(row.id, 'removed', `Row ${row.id} is chained to a row that is no longer there: a row before it was removed${lastIntactId === null ? '' : ` (after row ${lastIntactId})`}.`);
@@ -221,19 +186,12 @@ export async function verifyAuditChain(db: Queryable, options: { batchSize?: num
     return broken(headId, 'removed', `The chain ends at ${lastIntactId === null ? 'no row' : `row ${lastIntactId}`}, but the newest row written was ${headId}: the newest rows were removed.`);
   }
   // A row beyond the head (in one snapshot with it, so no append in flight) was not appended by the writer.
-  const stray = (await db.query<{ id: number | null }>(
-    'SELECT (SELECT min(id) FROM audit_logs WHERE id > coalesce(h.last_id, 0)) AS id FROM audit_chain_head h',
-  )).rows[0]?.id;
-  if (stray !== null && stray !== undefined) {
+  const stray = await rowBeyondHead(db);
+  if (stray !== null) {
     return broken(stray, 'unchained', `Row ${stray} was added after the newest row the audit writer chained: it was not written by the portal.`);
   }
   if (anchor && !anchorSeen) return broken(anchor.id, 'removed', `Row ${anchor.id}, whose hash was noted, is no longer in the chain.`);
   return { ok: true, verified, headId, headHash };
-}
-
-async function previousId(db: Queryable, id: number): Promise<number | null> {
-  const { rows } = await db.query<{ id: number | null }>('SELECT max(id) AS id FROM audit_logs WHERE id < $1', [id]);
-  return rows[0]?.id ?? null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../lib/logger.ts';
 import { rowHash, type ChainedRowContent } from './audit-chain.ts';
+import { appendChainedRows, AUDIT_COLUMNS, lockChainHead, nextAuditIds } from './audit-log.repository.ts';
 
 /**
  * The audit trail is written off the request path: a request enqueues its row
@@ -63,12 +64,6 @@ const queuedAtMs = (row: AuditRow | undefined) => (row === undefined ? undefined
 /** Payload text plus a fixed allowance for the other columns. */
 const rowChars = (row: AuditRow) => (row.requestPayload?.length ?? 0) + (row.responsePayload?.length ?? 0) + 256;
 
-const COLUMNS = [
-  'id', 'ip_address', 'endpoint', 'http_method', 'client_code', 'request_at', 'request_payload',
-  'response_payload', 'response_time_ms', 'error_message', 'source_type', 'is_success', 'prev_hash', 'row_hash',
-] as const;
-const COLUMN_LIST = COLUMNS.join(', ');
-
 /**
  * Postgres text cannot hold U+0000, and one such row would fail its whole
  * batch again on every retry, holding up every row behind it. What a caller
@@ -113,7 +108,7 @@ const hex = (bytes: Uint8Array) => `\\x${Buffer.from(bytes.buffer, bytes.byteOff
  * text parameter would: bytea from its hex form, timestamptz from the ISO
  * time with milliseconds, float8 from the shortest text that round-trips.
  */
-function storedRecord(row: ChainedRowContent, prevHash: Uint8Array, hash: Uint8Array): Record<(typeof COLUMNS)[number], unknown> {
+function storedRecord(row: ChainedRowContent, prevHash: Uint8Array, hash: Uint8Array): Record<(typeof AUDIT_COLUMNS)[number], unknown> {
   return {
     id: row.id, ip_address: row.ipAddress, endpoint: row.endpoint, http_method: row.httpMethod, client_code: row.clientCode,
     request_at: row.requestAt.toISOString(), request_payload: row.requestPayload, response_payload: row.responsePayload,
@@ -147,10 +142,9 @@ export function createAuditWriter(db: Pick<Database, 'query' | 'transaction'>, l
 
   async function writeBatch(batch: AuditRow[]): Promise<void> {
     await db.transaction(async (tx) => {
-      const head = (await tx.query<{ last_hash: Uint8Array }>('SELECT last_hash FROM audit_chain_head FOR UPDATE')).rows[0];
+      const head = await lockChainHead(tx);
       if (!head) throw new Error('The audit chain has no head row (audit_chain_head is empty): it was deleted from the database');
-      const { rows } = await tx.query<{ id: number }>("SELECT nextval('audit_logs_id_seq') AS id FROM generate_series(1, $1::integer)", [batch.length]);
-      const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+      const ids = await nextAuditIds(tx, batch.length);
       let prevHash = head.last_hash;
       const records = batch.map((row, i) => {
         const content = stored(row, ids[i]!);
@@ -159,8 +153,7 @@ export function createAuditWriter(db: Pick<Database, 'query' | 'transaction'>, l
         prevHash = hash;
         return record;
       });
-      await tx.query(`INSERT INTO audit_logs (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM json_populate_recordset(NULL::audit_logs, $1::json)`, [JSON.stringify(records)]);
-      await tx.query('UPDATE audit_chain_head SET last_id = $1, last_hash = $2', [ids.at(-1), prevHash]);
+      await appendChainedRows(tx, records, ids.at(-1)!, prevHash);
     });
   }
 

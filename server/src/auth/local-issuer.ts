@@ -3,6 +3,8 @@ import { decodeJwt, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, e
 import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sealPrivateJwk, unsealPrivateJwk, type AuthKey } from './auth-key-secret.ts';
+import { activeSigningKey, addSigningKeyUnlessActive, replaceSigningKeys, signingKeyByKid } from './signing-keys.repository.ts';
+import { accountTokenState } from './staff-accounts.repository.ts';
 import { InvalidTokenError, MAX_CLOCK_SKEW_SECONDS, type StaffIdentity, type TokenVerifier } from './token-verifier.ts';
 
 /**
@@ -91,8 +93,8 @@ function createCache<T>(clock: Clock, ttlMs: number, load: (name: string) => Pro
 }
 
 async function readAccount(db: Queryable, username: string): Promise<AccountState | undefined> {
-  const { rows } = await db.query<{ is_admin: boolean; token_version: number }>('SELECT is_admin, token_version FROM staff_accounts WHERE username = $1', [username]);
-  return rows[0] ? { isAdmin: rows[0].is_admin, tokenVersion: rows[0].token_version } : undefined;
+  const row = await accountTokenState(db, username);
+  return row ? { isAdmin: row.is_admin, tokenVersion: row.token_version } : undefined;
 }
 
 async function newKeyRow(authKey: AuthKey): Promise<{ kid: string; sealed: string; publicJwk: JWK }> {
@@ -110,11 +112,8 @@ async function newKeyRow(authKey: AuthKey): Promise<{ kid: string; sealed: strin
  */
 export async function rotateSigningKey(db: Database, authKey: AuthKey): Promise<{ kid: string; retired: number }> {
   const key = await newKeyRow(authKey);
-  return db.transaction(async (tx) => {
-    const { rowCount } = await tx.query('UPDATE auth_signing_keys SET retired_at = now(), sealed_private_jwk = NULL WHERE retired_at IS NULL');
-    await tx.query('INSERT INTO auth_signing_keys (kid, sealed_private_jwk, public_jwk) VALUES ($1, $2, $3)', [key.kid, key.sealed, JSON.stringify(key.publicJwk)]);
-    return { kid: key.kid, retired: rowCount };
-  });
+  const retired = await replaceSigningKeys(db, key);
+  return { kid: key.kid, retired };
 }
 
 export function createLocalIssuer(deps: LocalIssuerDeps): LocalIssuer {
@@ -124,19 +123,18 @@ export function createLocalIssuer(deps: LocalIssuerDeps): LocalIssuer {
 
   const accounts = createCache(clock, cacheMs, (username) => readAccount(db, username));
   const keys = createCache<KeyState>(clock, cacheMs, async (kid) => {
-    const { rows } = await db.query<{ public_jwk: JWK; retired: boolean }>('SELECT public_jwk, retired_at IS NOT NULL AS retired FROM auth_signing_keys WHERE kid = $1', [kid]);
-    return rows[0] ? { publicJwk: rows[0].public_jwk, retired: rows[0].retired } : undefined;
+    const row = await signingKeyByKid(db, kid);
+    return row ? { publicJwk: row.public_jwk, retired: row.retired } : undefined;
   });
 
   /** The key that signs now, made when there is none; read on every issue, so a rotation elsewhere is followed at once. */
   async function signingKey(): Promise<{ kid: string; key: CryptoKey }> {
-    const active = () => db.query<{ kid: string; sealed_private_jwk: string }>('SELECT kid, sealed_private_jwk FROM auth_signing_keys WHERE retired_at IS NULL');
-    let row = (await active()).rows[0];
+    let row = await activeSigningKey(db);
     if (!row) {
       const made = await newKeyRow(authKey);
       // Instances racing here converge on one key: the unique index keeps the first.
-      await db.query('INSERT INTO auth_signing_keys (kid, sealed_private_jwk, public_jwk) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [made.kid, made.sealed, JSON.stringify(made.publicJwk)]);
-      row = (await active()).rows[0];
+      await addSigningKeyUnlessActive(db, made);
+      row = await activeSigningKey(db);
       if (!row) throw new Error('No active signing key after making one');
     }
     const { kid, sealed_private_jwk: sealed } = row;

@@ -46,3 +46,9 @@ export async function setAccountRole(db: Queryable, username: string, isAdmin: b
   const { rowCount } = await db.query('UPDATE staff_accounts SET is_admin = $2, updated_at = now() WHERE username = $1', [username, isAdmin]);
   return rowCount === 1;
 }
+
+/** What a token's account says now (its role, and the version a revocation raises); undefined when it is gone. */
+export async function accountTokenState(db: Queryable, username: string): Promise<{ is_admin: boolean; token_version: number } | undefined> {
+  const { rows } = await db.query<{ is_admin: boolean; token_version: number }>('SELECT is_admin, token_version FROM staff_accounts WHERE username = $1', [username]);
+  return rows[0];
+}

@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RecordKeeper } from '../modules/submission/record-keeper.ts';
 import type { SubmissionService } from '../modules/submission/submission.service.ts';
+import { failureToRetry, resolveRetryIfRecorded, retryFailedAgain, retryFailedUnrecorded } from '../modules/failed-txs/failed-txs.repository.ts';
 import { jobDone, type JobHandler } from './job-runner.ts';
 
 /**
@@ -30,20 +31,6 @@ import { jobDone, type JobHandler } from './job-runner.ts';
 export const NOT_RECORDED_ERROR =
   'The node holds this transaction, but no submission of it was recorded here: the node holds another copy of it (same txid, other witness), or it pays less than the portal asks now.';
 
-/** SQL: true when the failure row `f`'s transaction is recorded as submitted (a settled submission row, or a member of a recorded package). */
-const RECORDED = `(EXISTS (SELECT 1 FROM tx_submissions s WHERE s.txid = f.txid AND s.status <> 'pending')
-  OR EXISTS (SELECT 1 FROM package_tx_outcomes p WHERE p.txid = f.txid))`;
-
-interface FailedRow {
-  txid: string;
-  tx_hex: string;
-  tx_hexes: string[] | null;
-  submission_type: 'tx' | 'package';
-  client_code: string | null;
-  status: string;
-  created_at: Date;
-}
-
 export interface RetryJobDeps {
   db: Queryable;
   submission: Pick<SubmissionService, 'submitTx' | 'submitPackage'>;
@@ -56,11 +43,7 @@ export function createRetryJob(deps: RetryJobDeps): JobHandler {
   const { db, submission, records, log } = deps;
   return async (job) => {
     const id = Number(job.payload.failedTxId);
-    const { rows } = await db.query<FailedRow>(
-      `SELECT txid, tx_hex, tx_hexes, submission_type, client_code, status, created_at FROM failed_txs WHERE id = $1`,
-      [id],
-    );
-    const row = rows[0];
+    const row = await failureToRetry(db, id);
     if (!row || row.status !== 'Retrying') return jobDone;
     const clientCode = row.client_code ?? undefined;
     const options = { createdAt: row.created_at.toISOString(), waitForRecord: true };
@@ -71,11 +54,7 @@ export function createRetryJob(deps: RetryJobDeps): JobHandler {
       // Staff read this row: the node's own words, where the caller was told less.
       const message = error instanceof ApiError ? (error.staffDetail ?? error.message) : error instanceof Error ? error.message : String(error);
       // A failure the node could be asked about again was already recorded on this row by the submission path.
-      await db.query(
-        `UPDATE failed_txs SET status = 'Failed', errors = errors || ARRAY[$2::text], attempts = attempts + 1, updated_at = now()
-         WHERE id = $1 AND status = 'Retrying'`,
-        [id, message],
-      );
+      await retryFailedAgain(db, id, message);
       log.info({ txid: row.txid, failedTxId: id, err: message }, 'A retried submission failed again');
       return jobDone;
     }
@@ -87,8 +66,7 @@ export function createRetryJob(deps: RetryJobDeps): JobHandler {
   async function settleAccepted(id: number, txid: string): Promise<void> {
     // Recording it resolved the row already, in the same statement; this resolves one recorded by another path
     // (a copy submitted earlier, a package), and only if that record is in the database.
-    const resolved = await db.query(`UPDATE failed_txs f SET status = 'Resolved', updated_at = now() WHERE f.id = $1 AND f.status = 'Retrying' AND ${RECORDED}`, [id]);
-    if (resolved.rowCount === 1) {
+    if (await resolveRetryIfRecorded(db, id)) {
       log.info({ txid, failedTxId: id }, 'A retried submission was accepted');
       return;
     }
@@ -97,11 +75,7 @@ export function createRetryJob(deps: RetryJobDeps): JobHandler {
       return;
     }
     // Nothing recorded and nothing on the way (a spool replay since would have resolved it: then this changes nothing).
-    await db.query(
-      `UPDATE failed_txs f SET status = 'Failed', errors = errors || ARRAY[$2::text], attempts = attempts + 1, updated_at = now()
-       WHERE f.id = $1 AND f.status = 'Retrying' AND NOT ${RECORDED}`,
-      [id, NOT_RECORDED_ERROR],
-    );
+    await retryFailedUnrecorded(db, id, NOT_RECORDED_ERROR);
     log.warn({ txid, failedTxId: id }, 'A retried submission was taken by the node but not recorded');
   }
 }

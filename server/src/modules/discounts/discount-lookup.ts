@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
+import { discountByCode } from './discounts.repository.ts';
 
 /**
  * Resolves a client code presented with a public submission. Only an active
@@ -9,15 +10,6 @@ export type DiscountLookup =
   | { kind: 'none' }
   | { kind: 'applied'; code: string; discountCodeId: number; discountPercentage: number }
   | { kind: 'refused'; code: string; notice: string };
-
-interface DiscountRow {
-  id: number;
-  code: string;
-  discount_percentage: number;
-  valid_from: Date;
-  valid_until: Date;
-  status: boolean;
-}
 
 /**
  * A client code as the caller gave it, without surrounding whitespace (a
@@ -33,11 +25,7 @@ export function normaliseClientCode(code: string | null | undefined): string | u
 export async function lookupDiscount(db: Queryable, code: string | undefined, now: Date): Promise<DiscountLookup> {
   const trimmed = normaliseClientCode(code);
   if (trimmed === undefined) return { kind: 'none' };
-  const { rows } = await db.query<DiscountRow>(
-    'SELECT id, code, discount_percentage, valid_from, valid_until, status FROM discount_codes WHERE code = $1',
-    [trimmed],
-  );
-  const row = rows[0];
+  const row = await discountByCode(db, trimmed);
   const refuse = (why: string): DiscountLookup => ({ kind: 'refused', code: trimmed, notice: `Client code ${trimmed} ${why}; no discount was applied.` });
   if (!row) return refuse('is not recognised');
   if (!row.status) return refuse('is inactive');

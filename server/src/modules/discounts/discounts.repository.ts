@@ -129,3 +129,22 @@ export async function updateDiscount(tx: Queryable, id: number, fields: Discount
 export async function deleteDiscount(tx: Queryable, id: number): Promise<void> {
   await tx.query('DELETE FROM discount_codes WHERE id = $1', [id]);
 }
+
+/** A discount code's row as pricing reads it (discount-lookup.ts). */
+export interface DiscountCodeRow {
+  id: number;
+  code: string;
+  discount_percentage: number;
+  valid_from: Date;
+  valid_until: Date;
+  status: boolean;
+}
+
+/** The discount code `code`, exactly as written; undefined when there is none. */
+export async function discountByCode(db: Queryable, code: string): Promise<DiscountCodeRow | undefined> {
+  const { rows } = await db.query<DiscountCodeRow>(
+    'SELECT id, code, discount_percentage, valid_from, valid_until, status FROM discount_codes WHERE code = $1',
+    [code],
+  );
+  return rows[0];
+}

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import { SqlParams, type PageWindow } from '../../db/sql.ts';
 import type { TxStatus } from './failed-txs.schemas.ts';
-import { shortHexSql } from './short-hex.ts';
+import { SHORT_HEX_EDGE, SHORT_HEX_MAX } from './short-hex.ts';
 
 /**
  * Reads the failed_txs table (migration 004_failed_txs.sql) for the staff
@@ -103,3 +103,63 @@ export async function deleteExpiredFailedTxs(db: Queryable, retentionDays: numbe
     if ((rowCount ?? 0) < RETENTION_BATCH) return deleted;
   }
 }
+
+/** SQL: true when the failure row `f`'s transaction is recorded as submitted (a settled submission row, or a member of a recorded package). */
+const RECORDED = `(EXISTS (SELECT 1 FROM tx_submissions s WHERE s.txid = f.txid AND s.status <> 'pending')
+  OR EXISTS (SELECT 1 FROM package_tx_outcomes p WHERE p.txid = f.txid))`;
+
+/** A failure row as a retry reads it. */
+export interface FailureToRetry {
+  txid: string;
+  tx_hex: string;
+  tx_hexes: string[] | null;
+  submission_type: 'tx' | 'package';
+  client_code: string | null;
+  status: string;
+  created_at: Date;
+}
+
+/** The failure row a retry job resubmits; undefined when it is gone. */
+export async function failureToRetry(db: Queryable, id: number): Promise<FailureToRetry | undefined> {
+  const { rows } = await db.query<FailureToRetry>(
+    `SELECT txid, tx_hex, tx_hexes, submission_type, client_code, status, created_at FROM failed_txs WHERE id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** A retry the node refused again: Failed, with its error kept for staff. */
+export async function retryFailedAgain(db: Queryable, id: number, error: string): Promise<void> {
+  await db.query(
+    `UPDATE failed_txs SET status = 'Failed', errors = errors || ARRAY[$2::text], attempts = attempts + 1, updated_at = now()
+     WHERE id = $1 AND status = 'Retrying'`,
+    [id, error],
+  );
+}
+
+/** Resolves a retried row whose submission is recorded in the database; false when it is not (yet). */
+export async function resolveRetryIfRecorded(db: Queryable, id: number): Promise<boolean> {
+  const resolved = await db.query(`UPDATE failed_txs f SET status = 'Resolved', updated_at = now() WHERE f.id = $1 AND f.status = 'Retrying' AND ${RECORDED}`, [id]);
+  return resolved.rowCount === 1;
+}
+
+/** A retry the node took with nothing recorded and nothing on the way: Failed again, unless a record arrived meanwhile. */
+export async function retryFailedUnrecorded(db: Queryable, id: number, error: string): Promise<void> {
+  await db.query(
+    `UPDATE failed_txs f SET status = 'Failed', errors = errors || ARRAY[$2::text], attempts = attempts + 1, updated_at = now()
+     WHERE f.id = $1 AND f.status = 'Retrying' AND NOT ${RECORDED}`,
+    [id, error],
+  );
+}
+
+/** SQL for the shortened form of a text column or expression holding hex. */
+export const shortHexSql = (column: string): string =>
+  `CASE WHEN octet_length(${column}) <= ${SHORT_HEX_MAX} THEN ${column} ELSE left(${column}, ${SHORT_HEX_EDGE}) || '…' || right(${column}, ${SHORT_HEX_EDGE}) END`;
+
+/** SQL for the shortened forms of a text[] column, in order. */
+export const shortHexesSql = (column: string): string =>
+  `ARRAY(SELECT ${shortHexSql('h')} FROM unnest(${column}) WITH ORDINALITY AS u(h, n) ORDER BY n)`;
+
+/** SQL for the lengths of a text[] column's items, in order. */
+export const hexLengthsSql = (column: string): string =>
+  `ARRAY(SELECT octet_length(h) FROM unnest(${column}) WITH ORDINALITY AS u(h, n) ORDER BY n)`;

@@ -3,7 +3,7 @@ import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/l
 import { ApiError } from '../../http/errors.ts';
 import { failedTxHex, listFailedTxs, type FailedTxFilters, type FailedTxRecord } from './failed-txs.repository.ts';
 import { DEFAULT_TX_STATUS, FAILED_TX_NOT_FOUND_MESSAGE, RETRY_SUCCESS_MESSAGE, type FailedTxHexResponse, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type RetryResponse } from './failed-txs.schemas.ts';
-import { queueRetries } from './retry-queue.ts';
+import { queueRetries } from './retry-queue.repository.ts';
 
 /**
  * Failed Transactions (SPEC.md sections 2, 4 and 6): every signed-in staff

@@ -4,7 +4,8 @@
  * staff request a 95 MB answer. The shortening happens in SQL, so the
  * database never sends the rest to the server either; the whole hex is one
  * request per row away (GET /rest-api/txs/{id}/hex, GET
- * /rest-api/tx-puller/{id}/hex) and in the CSV downloads.
+ * /rest-api/tx-puller/{id}/hex) and in the CSV downloads. The SQL that
+ * shortens is failed-txs.repository.ts's (shortHexSql and friends).
  */
 
 /** Characters kept at each end of a shortened hex. */
@@ -16,18 +17,6 @@ export const SHORT_HEX_MAX = 64;
 export const SHORT_HEX_DESCRIPTION =
   `shortened when longer than ${SHORT_HEX_MAX} characters: its first and last ${SHORT_HEX_EDGE} characters joined by "…"; ` +
   'the whole length is in the matching *_length field';
-
-/** SQL for the shortened form of a text column or expression holding hex. */
-export const shortHexSql = (column: string): string =>
-  `CASE WHEN octet_length(${column}) <= ${SHORT_HEX_MAX} THEN ${column} ELSE left(${column}, ${SHORT_HEX_EDGE}) || '…' || right(${column}, ${SHORT_HEX_EDGE}) END`;
-
-/** SQL for the shortened forms of a text[] column, in order. */
-export const shortHexesSql = (column: string): string =>
-  `ARRAY(SELECT ${shortHexSql('h')} FROM unnest(${column}) WITH ORDINALITY AS u(h, n) ORDER BY n)`;
-
-/** SQL for the lengths of a text[] column's items, in order. */
-export const hexLengthsSql = (column: string): string =>
-  `ARRAY(SELECT octet_length(h) FROM unnest(${column}) WITH ORDINALITY AS u(h, n) ORDER BY n)`;
 
 /** The same shortening in JavaScript, for tests and callers holding the whole hex. */
 export function shortHex(hex: string): string {

@@ -40,3 +40,9 @@ export async function lockSettings(tx: Queryable, ids: number[]): Promise<Map<nu
 export async function updateSetting(tx: Queryable, id: number, value: string, description: string): Promise<void> {
   await tx.query('UPDATE settings SET value = $2, description = $3, updated_at = now() WHERE id = $1', [id, value, description]);
 }
+
+/** Every setting's name and stored value, as the settings store reads them. */
+export async function settingValues(db: Queryable): Promise<Array<{ item: string; value: string }>> {
+  const { rows } = await db.query<{ item: string; value: string }>('SELECT item, value FROM settings');
+  return rows;
+}

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { settingValues } from './settings.repository.ts';
 
 /**
  * The settings the public API needs on every request. They are read from the
@@ -58,8 +59,7 @@ export function createSettingsStore(db: Queryable, clock: Clock, options: { ttlM
     async get() {
       const now = clock.now().getTime();
       if (cached && now - cached.at < ttlMs) return cached.value;
-      const { rows } = await db.query<SettingRow>('SELECT item, value FROM settings');
-      cached = { value: parsePortalSettings(rows), at: now };
+      cached = { value: parsePortalSettings(await settingValues(db)), at: now };
       return cached.value;
     },
     invalidate() {

@@ -5,6 +5,7 @@ import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { publicReplacer } from '../disclosure/public-disclosure.ts';
 import { recordedTxids } from '../submission/portal-records.repository.ts';
+import { recordReplacement } from '../../jobs/tracking/tracked-records.repository.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**
@@ -53,8 +54,7 @@ export async function findRemoval(deps: { db: Queryable; rpc: RpcClient; log: Lo
   const replacer = await mempoolSpender(rpc, txid, outpoints);
   if (replacer) {
     if (replacer !== recorded.replaced_by) {
-      await db
-        .query(`UPDATE tx_submissions SET status = 'replaced', replaced_by = $2, updated_at = now() WHERE txid = $1 AND status IN ('accepted', 'replaced')`, [txid, replacer])
+      await recordReplacement(db, txid, replacer)
         .catch((error: unknown) => log.warn({ err: (error as Error).message, txid }, 'Could not record the replacing transaction'));
     }
     return await replacedRemoval(db, replacer);

@@ -3,6 +3,7 @@ import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { Queryable } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { MISSING_INPUTS_MESSAGE } from './submission-rules.ts';
+import { recordedBlockOf } from './submission.repository.ts';
 
 /**
  * Whether a transaction someone pastes again is already in the chain, and in
@@ -43,11 +44,7 @@ export async function findConfirmation(deps: { rpc: RpcClient; db: Queryable }, 
     // No -txindex, or not known: the portal's own records may still know it.
     if (!(error instanceof RpcError)) throw error;
   }
-  const { rows } = await db.query<{ block_height: number; block_hash: string }>(
-    "SELECT block_height, block_hash FROM tx_submissions WHERE txid = $1 AND status = 'confirmed' LIMIT 1",
-    [txid],
-  );
-  const row = rows[0];
+  const row = await recordedBlockOf(db, txid);
   return row ? { txid, blockHeight: row.block_height, blockHash: row.block_hash } : undefined;
 }
 

@@ -190,3 +190,12 @@ export async function recordFailure(db: Database, f: NewFailure, bound: FailureS
     return 'kept';
   });
 }
+
+/** The block the portal recorded `txid` confirmed in, from its submission row; undefined when none is recorded. */
+export async function recordedBlockOf(db: Queryable, txid: string): Promise<{ block_height: number; block_hash: string } | undefined> {
+  const { rows } = await db.query<{ block_height: number; block_hash: string }>(
+    "SELECT block_height, block_hash FROM tx_submissions WHERE txid = $1 AND status = 'confirmed' LIMIT 1",
+    [txid],
+  );
+  return rows[0];
+}

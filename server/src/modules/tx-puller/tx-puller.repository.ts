@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
 import { keysetAfter, keysetBatches, SqlParams, whereAll, type KeysetCursor, type Page, type PageWindow } from '../../db/sql.ts';
-import { hexLengthsSql, shortHexesSql, shortHexSql } from '../failed-txs/short-hex.ts';
+import { hexLengthsSql, shortHexesSql, shortHexSql } from '../failed-txs/failed-txs.repository.ts';
 import { CONDITIONS, countAccepted, DEFAULT_BATCH_SIZE, type SubmissionFilters, type SubmissionTable } from '../accepted-submissions/accepted-submissions.repository.ts';
 
 /**

@@ -175,3 +175,12 @@ export async function acceptPending(db: Queryable, txid: string, claim: string |
     [txid, claim],
   );
 }
+
+/**
+ * `txid`, accepted (or replaced before), was replaced by `replacer`: kept for
+ * staff, since once the replacement is mined no RPC can name it. Public
+ * answers name it only when the portal accepted it (portal_accepted).
+ */
+export async function recordReplacement(db: Queryable, txid: string, replacer: string): Promise<void> {
+  await db.query(`UPDATE tx_submissions SET status = 'replaced', replaced_by = $2, updated_at = now() WHERE txid = $1 AND status IN ('accepted', 'replaced')`, [txid, replacer]);
+}
