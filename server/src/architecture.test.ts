@@ -98,3 +98,61 @@ describe('SQL lives in repositories', () => {
     assert.deepEqual(offenders, []);
   });
 });
+
+/**
+ * The module that owns each table: only its repositories write to it (other
+ * repositories may read it). A statement that must change another module's
+ * table in the same transaction takes that module's SQL fragment
+ * (job-queue.ts queueJobsFrom, failed-txs.repository.ts
+ * resolveOpenFailuresSql), so the SQL still sits with its owner.
+ */
+const TABLE_OWNERS: Record<string, string> = {
+  tx_submissions: 'modules/submission/',
+  package_submissions: 'modules/submission/',
+  package_tx_outcomes: 'modules/submission/',
+  tracker_cursor: 'modules/submission/',
+  offered_parents: 'modules/submission/',
+  cpfp_links: 'modules/submission/',
+  failed_txs: 'modules/failed-txs/',
+  jobs: 'jobs/job-queue.ts',
+  audit_logs: 'audit/',
+  audit_chain_head: 'audit/',
+  auth_signing_keys: 'auth/',
+  staff_accounts: 'auth/',
+  login_throttle: 'auth/',
+  login_failure_windows: 'auth/',
+  settings: 'modules/settings/',
+  setting_logs: 'modules/change-logs/',
+  discount_logs: 'modules/change-logs/',
+  client_logs: 'modules/change-logs/',
+  discount_codes: 'modules/discounts/',
+  clients: 'modules/clients/',
+  client_api_keys: 'modules/clients/',
+  client_webhooks: 'modules/notifications/',
+  webhook_subscriptions: 'modules/notifications/',
+  webhook_deliveries: 'modules/notifications/',
+  email_subscriptions: 'modules/notifications/',
+};
+
+/** Every table a file's code writes (INSERT INTO, UPDATE … SET, DELETE FROM), comments aside. */
+export function tablesWritten(text: string): string[] {
+  const code = withoutComments(text);
+  const found = new Set<string>();
+  for (const match of code.matchAll(/\b(?:INSERT\s+INTO|DELETE\s+FROM)\s+([a-z_]+)|\bUPDATE\s+([a-z_]+)\s+(?:[a-z_]+\s+)?SET\b/g)) found.add((match[1] ?? match[2])!);
+  return [...found].sort();
+}
+
+describe('one owner per table', () => {
+  it('reads the tables a statement writes', () => {
+    assert.deepEqual(tablesWritten("q(`WITH a AS (UPDATE failed_txs f SET x = 1) INSERT INTO jobs (k) SELECT 1`); q('DELETE FROM tx_submissions')"), ['failed_txs', 'jobs', 'tx_submissions']);
+  });
+
+  it("each table is written only by its owner's code", () => {
+    const strays = sourceFiles(SRC)
+      .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
+      .flatMap((file) => tablesWritten(readFileSync(path.join(SRC, file), 'utf8')).map((table) => ({ file, table })))
+      .filter(({ file, table }) => !file.startsWith('db/') && !file.startsWith(TABLE_OWNERS[table] ?? `(no owner declared for ${table})`))
+      .map(({ file, table }) => `${table} written in ${file} (owner: ${TABLE_OWNERS[table] ?? 'none declared'})`);
+    assert.deepEqual(strays, []);
+  });
+});

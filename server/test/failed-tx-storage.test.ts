@@ -6,7 +6,7 @@ import { encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { DEFAULT_FAILURE_STORAGE } from '../src/modules/failed-txs/failed-tx-storage.ts';
 import { deleteExpiredFailedTxs } from '../src/modules/failed-txs/failed-txs.repository.ts';
 import { queueRetries } from '../src/modules/failed-txs/retry-queue.repository.ts';
-import { MAX_KEPT_ERRORS, recordFailure } from '../src/modules/submission/submission.repository.ts';
+import { MAX_KEPT_ERRORS, recordFailure } from '../src/modules/failed-txs/failed-txs.repository.ts';
 import type { App } from '../src/app.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { fundCoins, signedSpend, type WalletCoin } from './helpers/signed-spends.ts';

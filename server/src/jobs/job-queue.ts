@@ -61,6 +61,16 @@ export function queueJobsFrom(kind: JobKind, source: string, id: { column: strin
 }
 
 /**
+ * SQL closing the queued jobs of `kind` keyed by the rows of `source` (a
+ * CTE's name) and their `column`: done, for a change that makes them
+ * pointless, in the same statement (a tracked transaction confirmed).
+ */
+export function closeQueuedJobsFrom(kind: JobKind, source: string, column: string): string {
+  return `UPDATE jobs SET state = 'done', finished_at = now(), updated_at = now()
+            WHERE state = 'queued' AND key IN (SELECT '${kind}:' || ${column} FROM ${source})`;
+}
+
+/**
  * Queues many jobs of one kind in one statement, each only when its key has
  * no open job (an open one keeps its own schedule). For outbox work found in
  * bulk (webhook events, emails due); returns how many were queued.

@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { followThrottled } from '../../lib/throttled-follower.ts';
 import type { MempoolReader } from '../../mempool/mempool-engine.ts';
 import { enqueueJob, wakeJobs } from '../job-queue.ts';
-import { waitingTrackedTxids } from './tracked-records.repository.ts';
+import { waitingTrackedTxids } from '../../modules/submission/submission-outcomes.repository.ts';
 
 /**
  * Turns what the mempool engine hears from the node (ZMQ, or its own

@@ -2,7 +2,7 @@ import { RpcCode, RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { Database } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { jobDone, runAgainAfter, type JobHandler } from '../job-runner.ts';
-import { acceptPending, confirmInBlock, oldestOpenSubmission, readCursor, stalePending, unconfirmBlock, writeCursor, type Cursor } from './tracked-records.repository.ts';
+import { acceptPending, confirmInBlock, oldestOpenSubmission, readCursor, stalePending, unconfirmBlock, writeCursor, type Cursor } from '../../modules/submission/submission-outcomes.repository.ts';
 
 /**
  * Compares every new block's transactions with the tracked ones, in chain

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { enqueueJob } from '../job-queue.ts';
 import { jobDone, runAgainAfter, type JobHandler, type JobOutcome } from '../job-runner.ts';
 import { publicNodeReason } from '../../modules/disclosure/public-disclosure.ts';
-import { confirmInBlock, countRebroadcast, loadTracked, readCursor, settle, trackedStatuses, type Settlement } from './tracked-records.repository.ts';
+import { confirmInBlock, countRebroadcast, loadTracked, readCursor, settle, trackedStatuses, type Settlement } from '../../modules/submission/submission-outcomes.repository.ts';
 
 /**
  * One accepted transaction, looked at whenever something may have happened

@@ -2,7 +2,7 @@ import { rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { SubmissionContext } from '../submission/submission-context.ts';
 import type { StandardVerdict } from './policy.schemas.ts';
-import { recordPackageStandardness, recordStandardness, type RecordedStandardness } from './standardness.repository.ts';
+import { recordPackageStandardness, recordStandardness, type RecordedStandardness } from '../submission/standard-verdicts.repository.ts';
 import { judgeStandard, UNKNOWN, type HexTx } from './standard-verdict.ts';
 
 /** At most this many characters of a reason the table does not know are kept as its code. */

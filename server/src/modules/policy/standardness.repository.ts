@@ -1,26 +1,10 @@
 import type { Queryable } from '../../db/database.ts';
-import type { StandardVerdict } from './policy.schemas.ts';
 
-/** The standardness columns of tx_submissions (migration 018) and package_submissions (migration 022). */
-
-export interface RecordedStandardness {
-  txid: string;
-  verdict: StandardVerdict['verdict'];
-  /** Core's reject code, for a non-standard one. */
-  reasonCode: string | undefined;
-}
-
-/** Sets each submission's verdict; a txid without a row (not recorded, or still spooled) changes nothing. */
-export async function recordStandardness(db: Queryable, verdicts: RecordedStandardness[]): Promise<void> {
-  for (const v of verdicts) {
-    await db.query('UPDATE tx_submissions SET standard_verdict = $2, standard_reason = $3 WHERE txid = $1', [v.txid, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
-  }
-}
-
-/** Sets an accepted package's verdict; a package without a row (not recorded, or still spooled) changes nothing. */
-export async function recordPackageStandardness(db: Queryable, packageHash: string, v: Omit<RecordedStandardness, 'txid'>): Promise<void> {
-  await db.query('UPDATE package_submissions SET standard_verdict = $2, standard_reason = $3 WHERE package_hash = $1', [packageHash, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
-}
+/**
+ * The standardness columns of tx_submissions (migration 018) and
+ * package_submissions (migration 022), as the metrics read them. They are
+ * written with the submissions they belong to (submission/standard-verdicts.repository.ts).
+ */
 
 export interface NonStandardCount {
   reason: string;

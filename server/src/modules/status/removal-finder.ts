@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { publicReplacer } from '../disclosure/public-disclosure.ts';
 import { recordedTxids } from '../submission/portal-records.repository.ts';
-import { recordReplacement } from '../../jobs/tracking/tracked-records.repository.ts';
+import { recordReplacement } from '../submission/submission-outcomes.repository.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**

@@ -17,7 +17,7 @@ import type { PublicMempool } from './public-mempool.ts';
 import { createPrivateConflicts, type PrivateConflicts } from './private-conflicts.ts';
 import type { RecordKeeper } from './record-keeper.ts';
 import { signaturesVerdict } from './signature-check.ts';
-import { recordFailure, type NewFailure } from './submission.repository.ts';
+import { recordFailure, type NewFailure } from '../failed-txs/failed-txs.repository.ts';
 import { DEFAULT_FAILURE_STORAGE, type FailureStorageBound } from '../failed-txs/failed-tx-storage.ts';
 import { MAINTENANCE_MESSAGE } from './submission-rules.ts';
 

@@ -1,6 +1,6 @@
-import type { Database, Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
 import { queueJobsFrom } from '../../jobs/job-queue.ts';
-import type { FailureStorageBound } from '../failed-txs/failed-tx-storage.ts';
+import { resolveOpenFailuresSql } from '../failed-txs/failed-txs.repository.ts';
 
 /** Rows the public submission flow writes. Everything else about them belongs to the staff modules. */
 
@@ -64,9 +64,7 @@ export async function releaseClaim(db: Queryable, txid: string, claim: string): 
  */
 export async function recordSubmission(db: Queryable, s: NewSubmission): Promise<void> {
   await db.query(
-    `WITH resolved AS (
-       UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-       WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying')),
+    `WITH resolved AS (${resolveOpenFailuresSql('$1')}),
      recorded AS (
        INSERT INTO tx_submissions (${SUBMISSION_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, COALESCE($15::timestamptz, now()))
@@ -102,9 +100,7 @@ export interface NewPackageSubmission {
 /** Records an accepted package and tracks each member, as recordSubmission does for one transaction. */
 export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmission): Promise<void> {
   await db.query(
-    `WITH resolved AS (
-       UPDATE failed_txs SET status = 'Resolved', updated_at = now()
-       WHERE txid = ANY($1::text[]) AND status IN ('Failed', 'Timeout', 'Retrying')),
+    `WITH resolved AS (${resolveOpenFailuresSql('ANY($1::text[])')}),
      recorded AS (
        INSERT INTO package_submissions (package_hash, txids, tx_hexes, client_code, discount_code_id, total_size, total_vsize,
          total_weight, total_fee, fee_rate, market_rate, multiplier, package_msg, created_at)
@@ -119,76 +115,6 @@ export async function recordPackageSubmission(db: Queryable, p: NewPackageSubmis
      ${TRACK_JOB('members')}`,
     [p.txids, p.packageHash, p.txHexes, p.clientCode, p.discountCodeId, p.totalSize, p.totalVsize, p.totalWeight, p.totalFee, p.feeRate, p.marketRate, p.multiplier, p.packageMsg, p.createdAt ?? null],
   );
-}
-
-export interface NewFailure {
-  txid: string;
-  txHex: string;
-  txHexes: string[] | null;
-  submissionType: 'tx' | 'package';
-  clientCode: string | null;
-  status: 'Failed' | 'Timeout';
-  error: string;
-  /**
-   * The address group of the caller it is kept for (an IPv4 address or an
-   * IPv6 /64): its rows and bytes of the last day are bounded. None for a
-   * staff retry, which adds no row the bound would count.
-   */
-  clientAddress?: string | undefined;
-}
-
-/** An open row keeps at most this many of its latest errors: a stranger resubmitting one transaction all day grows no list without end. */
-export const MAX_KEPT_ERRORS = 50;
-
-/** The first key of the advisory lock that serializes one address's bound check and insert (the second is the address's hash). */
-const FAILURE_BOUND_LOCK = 4_023;
-
-/** The bytes of transaction hex a failure row holds: what the bound counts. */
-export function storedBytes(f: Pick<NewFailure, 'txHex' | 'txHexes'>): number {
-  return f.txHex.length + (f.txHexes ?? []).reduce((sum, hex) => sum + hex.length, 0);
-}
-
-/**
- * One open failure row per transaction: a repeated failure appends its error
- * and counts the attempt instead of adding a row (only the latest
- * MAX_KEPT_ERRORS errors are kept). A new row for a client address is added
- * only while that address's rows of the last 24 hours stay within `bound`
- * in number and in bytes of hex; past it nothing is written and
- * 'over-bound' is returned (the caller has its refusal all the same). The
- * check and the insert hold a per-address advisory lock, so concurrent
- * requests from one address cannot pass the bound together.
- */
-export async function recordFailure(db: Database, f: NewFailure, bound: FailureStorageBound): Promise<'kept' | 'over-bound'> {
-  const bytes = storedBytes(f);
-  return db.transaction(async (tx) => {
-    const { rowCount } = await tx.query(
-      `UPDATE failed_txs
-          SET errors = (errors || ARRAY[$2::text])[greatest(1, cardinality(errors) + 2 - ${MAX_KEPT_ERRORS}):],
-              status = $3, attempts = attempts + 1, updated_at = now()
-        WHERE txid = $1 AND status IN ('Failed', 'Timeout', 'Retrying')`,
-      [f.txid, f.error, f.status],
-    );
-    if (rowCount && rowCount > 0) return 'kept';
-    if (f.clientAddress !== undefined) {
-      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [FAILURE_BOUND_LOCK, f.clientAddress]);
-      const { rows } = await tx.query<{ rows: string; bytes: string }>(
-        `SELECT count(*) AS rows, COALESCE(sum(stored_bytes), 0) AS bytes FROM failed_txs
-          WHERE client_address = $1 AND created_at > now() - interval '1 day'`,
-        [f.clientAddress],
-      );
-      const used = rows[0]!;
-      if (Number(used.rows) + 1 > bound.maxRowsPerAddressPerDay || Number(used.bytes) + bytes > bound.maxBytesPerAddressPerDay) return 'over-bound';
-    }
-    await tx.query(
-      `INSERT INTO failed_txs (txid, tx_hex, tx_hexes, submission_type, client_code, status, errors, client_address, stored_bytes)
-       VALUES ($1, $2, $3, $4, $5, $6, ARRAY[$7::text], $8, $9)
-       ON CONFLICT (txid) WHERE status IN ('Failed', 'Timeout', 'Retrying')
-       DO UPDATE SET errors = (failed_txs.errors || EXCLUDED.errors)[greatest(1, cardinality(failed_txs.errors) + 2 - ${MAX_KEPT_ERRORS}):],
-                     status = EXCLUDED.status, attempts = failed_txs.attempts + 1, updated_at = now()`,
-      [f.txid, f.txHex, f.txHexes, f.submissionType, f.clientCode, f.status, f.error, f.clientAddress ?? null, bytes],
-    );
-    return 'kept';
-  });
 }
 
 /** The block the portal recorded `txid` confirmed in, from its submission row; undefined when none is recorded. */

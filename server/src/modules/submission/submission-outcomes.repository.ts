@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
-import { queueJobsFrom } from '../job-queue.ts';
+import { closeQueuedJobsFrom, queueJobsFrom } from '../../jobs/job-queue.ts';
 
 /**
  * Where tracking reads and writes: a single transaction's row in
@@ -84,9 +84,7 @@ export async function confirmInBlock(db: Queryable, txids: string[], block: Mine
     `WITH single AS (UPDATE tx_submissions SET ${set} RETURNING txid),
           member AS (UPDATE package_tx_outcomes SET ${set} RETURNING txid),
           confirmed AS (SELECT txid FROM single UNION ALL SELECT txid FROM member),
-          closed AS (
-            UPDATE jobs SET state = 'done', finished_at = now(), updated_at = now()
-            WHERE state = 'queued' AND key IN (SELECT 'track:' || txid FROM confirmed))
+          closed AS (${closeQueuedJobsFrom('track', 'confirmed', 'txid')})
      SELECT txid FROM confirmed`,
     [txids, block.hash, block.height, block.time],
   );

@@ -1,0 +1,28 @@
+import type { Queryable } from '../../db/database.ts';
+import type { StandardVerdict } from '../policy/policy.schemas.ts';
+
+/**
+ * Whether the public network would have relayed an accepted submission, as
+ * the standard-policy oracle judged it (policy/note-standardness.ts): kept
+ * on its row for staff (TX Reports' Public network column) and the metrics.
+ */
+
+export interface RecordedStandardness {
+  txid: string;
+  verdict: StandardVerdict['verdict'];
+  /** Core's reject code, for a non-standard one. */
+  reasonCode: string | undefined;
+}
+
+/** Sets each submission's verdict; a txid without a row (not recorded, or still spooled) changes nothing. */
+export async function recordStandardness(db: Queryable, verdicts: RecordedStandardness[]): Promise<void> {
+  for (const v of verdicts) {
+    await db.query('UPDATE tx_submissions SET standard_verdict = $2, standard_reason = $3 WHERE txid = $1', [v.txid, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
+  }
+}
+
+/** Sets an accepted package's verdict; a package without a row (not recorded, or still spooled) changes nothing. */
+export async function recordPackageStandardness(db: Queryable, packageHash: string, v: Omit<RecordedStandardness, 'txid'>): Promise<void> {
+  await db.query('UPDATE package_submissions SET standard_verdict = $2, standard_reason = $3 WHERE package_hash = $1', [packageHash, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
+}
+
