@@ -6047,6 +6047,14 @@ export interface paths {
                         value?: null | string | number | boolean;
                         /** @description The new description; absent leaves it as it is */
                         description?: string;
+                        /** @description Read-only, as the view gives it; ignored */
+                        value_type?: string;
+                        min_value?: number | null;
+                        max_value?: number | null;
+                        /** @description Read-only, as the view gives it; ignored */
+                        required?: boolean;
+                        /** @description Read-only, as the view gives it; ignored */
+                        updated_at?: string;
                     }[];
                 };
             };
