@@ -176,6 +176,10 @@ describe('the /metrics page', () => {
 
     await assertAccessible(page, '/metrics');
     await screenshot(page, 'metrics-page');
+    // On a phone the notes and the reasons wrap within the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1'), true, 'no sideways scrolling at 390 px');
+    await screenshot(page, 'metrics-page-phone');
     await page.close();
   });
 
