@@ -22,6 +22,10 @@ export interface EmbeddedIdentityProvider {
   /** e.g. http://127.0.0.1:PORT, without a trailing slash. */
   issuer: string;
   staff: { username: string; password: string; groups: string[] }[];
+  /** Where the accounts and keys are kept between starts (DATA_DIR/dev-identity.json). */
+  stateFile?: string | undefined;
+  /** Per demo account, whether the same password signs in at /login?method=password (set by the runtime). */
+  passwordSignIn?: Record<string, 'added' | 'same' | 'own password'>;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,11 @@
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { buildApp, type App } from './app.ts';
 import { createAuditWriter } from './audit/audit-writer.ts';
-import { loadAuthKey } from './auth/auth-key-secret.ts';
+import { loadAuthKey, sealPrivateJwk, unsealPrivateJwk, type AuthKey } from './auth/auth-key-secret.ts';
+import { hashPassword, verifyPassword } from './auth/passwords.ts';
+import { findAccount, saveAccount } from './auth/staff-accounts.repository.ts';
+import { startStaffChannel, type StaffChannel } from './auth/staff-channel.ts';
 import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
 import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
@@ -160,8 +164,13 @@ export async function checkNetwork(rpc: RpcClient, configured: Network | undefin
   return actual;
 }
 
-/** The configured provider, or the embedded one on loopback for development (never in production). */
-export async function connectIdentity(config: AppConfig): Promise<{ verifier: TokenVerifier; issuer: string; provider: EmbeddedIdentityProvider | undefined }> {
+/**
+ * The configured provider, or the embedded one on loopback for development
+ * (never in production). The embedded one keeps its demo accounts, keys and
+ * sessions in DATA_DIR, its keys sealed with `authKey`: a restart neither
+ * changes the printed passwords nor signs anybody out.
+ */
+export async function connectIdentity(config: AppConfig, authKey: AuthKey): Promise<{ verifier: TokenVerifier; issuer: string; provider: EmbeddedIdentityProvider | undefined }> {
   const { identity } = config;
   if (identity.kind === 'external') {
     const verifier = createTokenVerifier({ issuer: identity.issuer, clientId: identity.clientId, apiAudience: identity.apiAudience, adminGroup: identity.adminGroup });
@@ -175,9 +184,35 @@ export async function connectIdentity(config: AppConfig): Promise<{ verifier: To
     clientId: identity.clientId,
     ...devRedirects(config),
     production: config.production,
+    persist: {
+      dir: config.dataDir,
+      sealer: { seal: (jwk, kid) => sealPrivateJwk(jwk as Parameters<typeof sealPrivateJwk>[0], `dev-identity:${kid}`, authKey), unseal: (sealed, kid) => unsealPrivateJwk(sealed, `dev-identity:${kid}`, authKey) },
+    },
   });
   const verifier = createTokenVerifier({ issuer: provider.issuer, clientId: identity.clientId, adminGroup: identity.adminGroup });
   return { verifier, issuer: provider.issuer, provider };
+}
+
+/**
+ * The embedded provider's demo accounts also sign in with their password at
+ * /login?method=password (a local staff account: local-login.service.ts), so
+ * the credentials printed at start work on both sign-in pages. An account is
+ * made when none of that name exists; one that exists with another password
+ * (made with `npm run staff`) is left alone, and said so. Development only:
+ * the embedded provider never runs in production.
+ */
+export async function demoPasswordSignIn(db: Database, provider: EmbeddedIdentityProvider, adminGroup: string): Promise<Record<string, 'added' | 'same' | 'own password'>> {
+  const outcome: Record<string, 'added' | 'same' | 'own password'> = {};
+  for (const account of provider.staff) {
+    const existing = await findAccount(db, account.username);
+    if (!existing) {
+      await saveAccount(db, { username: account.username, passwordHash: await hashPassword(account.password), isAdmin: account.groups.includes(adminGroup) });
+      outcome[account.username] = 'added';
+    } else {
+      outcome[account.username] = (await verifyPassword(account.password, existing.password_hash)) ? 'same' : 'own password';
+    }
+  }
+  return outcome;
 }
 
 /**
@@ -191,6 +226,46 @@ export function devRedirects(config: Pick<AppConfig, 'host' | 'port'>): { redire
   return { redirectUris: origins.map((o) => `${o}/login/callback`), postLogoutRedirectUris: origins.map((o) => `${o}/`) };
 }
 
+/** A port the portal needs is taken (or not allowed): said in one line, naming the setting that moves it. */
+export class PortUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PortUnavailableError';
+  }
+}
+
+/**
+ * Whether `port` can be listened on at `host`, tried by listening and closing
+ * at once. The start checks its own ports this way before it launches
+ * anything: a busy port otherwise shows as a stack trace only after the
+ * nodes have started and mined their first blocks. Another process may still
+ * take the port in between; the listen then fails with the same message.
+ */
+export async function checkPortFree(host: string, port: number, setting: string): Promise<void> {
+  if (port === 0) return; // any free port: nothing to check
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(portError(error, port, setting) ?? error));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** The one-line message for a listen error on `port`, or undefined when it is another kind of error. */
+export function portError(error: unknown, port: number, setting: string): PortUnavailableError | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE') return new PortUnavailableError(`port ${port} is in use: set ${setting}`, { cause: error });
+  if (code === 'EACCES') return new PortUnavailableError(`port ${port} needs privileges this user does not have: set ${setting}`, { cause: error });
+  if (code === 'EADDRNOTAVAIL') return new PortUnavailableError(`the address to listen on port ${port} is not one of this machine's: set HOST`, { cause: error });
+  return undefined;
+}
+
+/** The portal's own ports, checked before anything starts (checkPortFree). */
+export async function checkPorts(config: AppConfig): Promise<void> {
+  await checkPortFree(config.host, config.port, 'PORT');
+  // The embedded identity provider listens on loopback only (dev-identity-provider.ts).
+  if (config.identity.kind === 'embedded') await checkPortFree('127.0.0.1', config.identity.port, 'DEV_IDP_PORT');
+}
+
 /** DATA_DIR made, or made private, before anything is written in it (lib/private-dir.ts). */
 export async function prepareDataDir(dataDir: string, log: (m: string) => void): Promise<void> {
   const { changed, failed } = await makePrivateDir(dataDir);
@@ -199,6 +274,7 @@ export async function prepareDataDir(dataDir: string, log: (m: string) => void):
 }
 
 export async function startRuntime(config: AppConfig, log: (m: string) => void): Promise<Runtime> {
+  await checkPorts(config);
   await prepareDataDir(config.dataDir, log);
   // Read (or made) before anything starts: a bad secret file stops the start at once.
   const authKey = await loadAuthKey({ secret: config.authKeySecret, dataDir: config.dataDir });
@@ -211,6 +287,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   let mempool: MempoolEngine | undefined;
   let jobs: PortalJobs | undefined;
   let sharedCounters: SharedCounters | undefined;
+  let staffChannel: StaffChannel | undefined;
   try {
     const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup, authKey });
     // A signing key sealed with another secret stops the start here, before a node is launched, saying what to do.
@@ -228,8 +305,9 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const rpc = instrumentRpc(connected.rpc, metrics);
     const { zmqUrl } = connected;
     const network = await checkNetwork(rpc, config.network);
-    const identity = await connectIdentity(config);
+    const identity = await connectIdentity(config, authKey);
     identityProvider = identity.provider;
+    if (identityProvider) identityProvider.passwordSignIn = await demoPasswordSignIn(db, identityProvider, config.identity.adminGroup);
     // Start-up and background messages share the CLI's plain log lines.
     const line = (o: object, m?: string) => log(`${m ?? ''} ${JSON.stringify(o)}`);
     const logger: Logger = { info: line, warn: line, error: line };
@@ -276,6 +354,9 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       metricsToken: config.metricsToken,
       logger: { level: config.logLevel },
     });
+    // `npm run staff` reaches the embedded database through this process (auth/staff-channel.ts).
+    if (config.database.kind === 'pglite') staffChannel = await startStaffChannel({ dataDir: config.dataDir, db, authKey, log });
+    const channel = staffChannel;
     // Started once the app is built: it follows the node from now on, in the background.
     mempool.start();
     const engine = mempool;
@@ -286,6 +367,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const standardPolicy = policy;
     const counters = sharedCounters;
     const stop = async () => {
+      await channel?.close();
       await background.stop();
       await app.close(); // drains the audit queue
       await counters?.close();
@@ -298,6 +380,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     };
     return { app, identityProvider, db, rpc, node, network, mempool: engine, stop };
   } catch (error) {
+    await staffChannel?.close().catch(() => {});
     await jobs?.stop().catch(() => {});
     await sharedCounters?.close().catch(() => {});
     await mempool?.stop().catch(() => {});

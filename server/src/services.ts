@@ -202,7 +202,7 @@ export function createServices(adapters: Adapters): Services {
     publicApi: createPublicApiService({ db, rpc: meteredRpc }),
     discounts: createDiscountService(db, adapters.generateCode ? { generateCode: adapters.generateCode } : {}),
     failedTxs: createFailedTxService(db),
-    settingsAdmin: createSettingsService({ db, settings }),
+    settingsAdmin: createSettingsService({ db, settings, network: adapters.network }),
     auditLogs: createAuditLogService(db),
     changeLogs: createChangeLogService(db),
     txPuller: createTxPullerService({ db, clock }),

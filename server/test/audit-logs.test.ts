@@ -331,6 +331,25 @@ for (const engine of testDatabases()) {
       assert.equal((await list(YEAR_2024, 'not-a-token')).statusCode, 401);
     });
 
+    test('the trail keeps a request as it was sent, before the schema converted its types', async () => {
+      await t.audit.flush();
+      const last = (await db.query<{ id: number }>('SELECT coalesce(max(id), 0)::int AS id FROM audit_logs')).rows[0]!.id;
+      const body = { client_name: 'Acme Mining', description: 'sent as a number', discount_percentage: 7, valid_from: '2031-01-01 00:00:00', valid_until: '2031-12-31 23:59:59', status: true };
+      const added = await t.app.inject({ method: 'POST', url: '/rest-api/client-code/add', headers: { authorization: `Bearer ${adminToken}` }, payload: body });
+      assert.equal(added.statusCode, 200, added.body);
+      // A query converted to numbers by its schema is kept as the text it was.
+      assert.equal((await list({ page: '1', limit: '10', client_code: 'ACME10' })).statusCode, 200);
+      await t.audit.flush();
+      const { rows } = await db.query<{ endpoint: string; request_payload: string }>(
+        "SELECT endpoint, request_payload FROM audit_logs WHERE id > $1 AND endpoint IN ('/rest-api/client-code/add', '/rest-api/audits/list') ORDER BY id",
+        [last],
+      );
+      assert.deepEqual(rows.map((r) => [r.endpoint, JSON.parse(r.request_payload) as unknown]), [
+        ['/rest-api/client-code/add', body],
+        ['/rest-api/audits/list', { page: '1', limit: '10', client_code: 'ACME10' }],
+      ]);
+    });
+
     test('searching a client\'s trail is audited without adding to that client\'s trail', async () => {
       const code = `SEARCHED${engine.name}`;
       await t.audit.flush();

@@ -5,6 +5,9 @@ import type { Clock } from '../src/lib/clock.ts';
 import { METRICS_PRIVATE_MESSAGE, METRICS_TOKEN_MESSAGE } from '../src/metrics/metrics.routes.ts';
 import type { SummaryResponse } from '../src/metrics/metrics.schemas.ts';
 import { PRIVATE_CONFLICT_MESSAGE } from '../src/modules/submission/private-conflicts.ts';
+import { explainRejectReason } from '../src/bitcoin/reject-reasons.ts';
+import { NODE_UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
+import { FEE_TOO_LOW_MESSAGE, MISSING_INPUTS_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from '../src/modules/submission/submission-rules.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -252,6 +255,12 @@ for (const engine of testDatabases()) {
         at,
       ]);
 
+    const insertAudit = (at: string, endpoint: string, error: string | null) =>
+      db.query(
+        `INSERT INTO audit_logs (ip_address, endpoint, http_method, request_at, error_message, source_type, is_success) VALUES ('192.0.2.9', $1, 'POST', $2, $3, 'External', $4)`,
+        [endpoint, at, error, error === null],
+      );
+
     before(async () => {
       db = await engine.open();
       // No token: the scrape is open. The audit writer's timer is off, so rows wait in its queue until close().
@@ -271,6 +280,18 @@ for (const engine of testDatabases()) {
       // Just outside a 7-day window, inside a 14-day one; and tomorrow, in neither.
       await insertTx('2031-03-13T23:59:59Z', 5000);
       await insertTx('2031-03-21T00:00:00Z', 123);
+      // Refused submissions, as the audit trail has them: whatever refused them, on either API.
+      await insertAudit('2031-03-20T10:30:00Z', '/rest-api/submit-tx', FEE_TOO_LOW_MESSAGE);
+      await insertAudit('2031-03-20T10:31:00Z', '/api/transactions/packages', `Transaction 2 of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`);
+      await insertAudit('2031-03-20T10:32:00Z', '/rest-api/submit-tx', 'The transaction hex is not valid hexadecimal.');
+      await insertAudit('2031-03-20T10:33:00Z', '/api/transactions', MISSING_INPUTS_MESSAGE);
+      await insertAudit('2031-03-20T10:34:00Z', '/rest-api/submit-package', explainRejectReason('non-final'));
+      await insertAudit('2031-03-19T01:00:00Z', '/rest-api/submit-tx', NODE_UNAVAILABLE_MESSAGE);
+      // Not counted: turned away by the rate limit, a success, another endpoint, and a day outside the window.
+      await insertAudit('2031-03-19T01:01:00Z', '/rest-api/submit-tx', 'Too many requests. Please retry in 60 seconds.');
+      await insertAudit('2031-03-19T01:02:00Z', '/rest-api/submit-tx', null);
+      await insertAudit('2031-03-19T01:03:00Z', '/rest-api/parse-tx', 'The transaction hex is not valid hexadecimal.');
+      await insertAudit('2031-03-21T00:00:01Z', '/rest-api/submit-tx', FEE_TOO_LOW_MESSAGE);
     });
 
     after(async () => {
@@ -304,21 +325,34 @@ for (const engine of testDatabases()) {
       assert.equal(sample(after, 'slipstream_audit_write_lag_seconds'), 0);
     });
 
-    test('per UTC day: accepted transactions and packages, failures, acceptance ratio and revenue in integer sats', async () => {
+    test('per UTC day: accepted transactions and packages, every refused submission by reason, the acceptance ratio over both, and revenue in integer sats', async () => {
       const res = await t.call<SummaryResponse>('GET', '/rest-api/metrics/summary', { query: { days: '7' }, as: 'viewer' });
       assert.equal(res.statusCode, 200, JSON.stringify(res.body));
       const { days, from, to, daily, totals } = res.body;
       assert.deepEqual({ days, from, to }, { days: 7, from: '2031-03-14', to: '2031-03-20' });
       assert.deepEqual(daily, [
-        { day: '2031-03-14', accepted: 0, failed: 0, acceptance_ratio: null, revenue_sats: 0 },
-        { day: '2031-03-15', accepted: 0, failed: 0, acceptance_ratio: null, revenue_sats: 0 },
-        { day: '2031-03-16', accepted: 1, failed: 0, acceptance_ratio: 1, revenue_sats: 0 },
-        { day: '2031-03-17', accepted: 1, failed: 0, acceptance_ratio: 1, revenue_sats: 3_000_000_000 },
-        { day: '2031-03-18', accepted: 1, failed: 0, acceptance_ratio: 1, revenue_sats: 700 },
-        { day: '2031-03-19', accepted: 0, failed: 1, acceptance_ratio: 0, revenue_sats: 0 },
-        { day: '2031-03-20', accepted: 3, failed: 1, acceptance_ratio: 0.75, revenue_sats: 7500 },
+        { day: '2031-03-14', accepted: 0, refused: 0, failed: 0, acceptance_ratio: null, revenue_sats: 0 },
+        { day: '2031-03-15', accepted: 0, refused: 0, failed: 0, acceptance_ratio: null, revenue_sats: 0 },
+        { day: '2031-03-16', accepted: 1, refused: 0, failed: 0, acceptance_ratio: 1, revenue_sats: 0 },
+        { day: '2031-03-17', accepted: 1, refused: 0, failed: 0, acceptance_ratio: 1, revenue_sats: 3_000_000_000 },
+        { day: '2031-03-18', accepted: 1, refused: 0, failed: 0, acceptance_ratio: 1, revenue_sats: 700 },
+        { day: '2031-03-19', accepted: 0, refused: 1, failed: 1, acceptance_ratio: 0, revenue_sats: 0 },
+        { day: '2031-03-20', accepted: 3, refused: 5, failed: 1, acceptance_ratio: 3 / 8, revenue_sats: 7500 },
       ]);
-      assert.deepEqual(totals, { accepted: 6, failed: 2, acceptance_ratio: 0.75, revenue_sats: 3_000_008_200 });
+      assert.deepEqual(totals, {
+        accepted: 6,
+        refused: 6,
+        failed: 2,
+        acceptance_ratio: 0.5,
+        revenue_sats: 3_000_008_200,
+        refused_by_reason: [
+          { reason: 'fee_too_low', count: 2 },
+          { reason: 'invalid', count: 1 },
+          { reason: 'missing_inputs', count: 1 },
+          { reason: 'node_refused', count: 1 },
+          { reason: 'unavailable', count: 1 },
+        ],
+      });
       assert.ok(Number.isInteger(totals.revenue_sats));
     });
 
@@ -328,7 +362,7 @@ for (const engine of testDatabases()) {
       assert.equal(res.body.days, 14);
       assert.equal(res.body.daily.length, 14);
       assert.equal(res.body.from, '2031-03-07');
-      assert.deepEqual(res.body.daily.find((d) => d.day === '2031-03-13'), { day: '2031-03-13', accepted: 1, failed: 0, acceptance_ratio: 1, revenue_sats: 5000 });
+      assert.deepEqual(res.body.daily.find((d) => d.day === '2031-03-13'), { day: '2031-03-13', accepted: 1, refused: 0, failed: 0, acceptance_ratio: 1, revenue_sats: 5000 });
       assert.equal(res.body.totals.revenue_sats, 3_000_013_200);
       const one = await t.call<SummaryResponse>('GET', '/rest-api/metrics/summary', { query: { days: '1' } });
       assert.deepEqual(one.body.daily.map((d) => d.day), ['2031-03-20']);

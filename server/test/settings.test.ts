@@ -20,6 +20,11 @@ interface ErrorBody {
   errors?: Record<string, string>;
 }
 
+/** Addresses from Bitcoin Core's key_io_valid.json: one of the tests' network (regtest), one of mainnet. */
+const REGTEST_ADDRESS = 'bcrt1qdavt4j2sd7dlhqsavtnfxvzppw6k7qy97tmnu9';
+const REGTEST_LEGACY = 'mfhE6jAUwjUDNZhaX1PAsDTKfneQF2Nshc';
+const MAINNET_ADDRESS = 'bc1qvyq0cc6rahyvsazfdje0twl7ez82ndmuac2lhv';
+
 interface SettingLog {
   setting_id: number | null;
   item: string;
@@ -103,7 +108,7 @@ for (const engine of testDatabases()) {
 
     test('an optional setting can be set, emptied again, and saved unchanged while empty', async () => {
       for (const item of ['pool_coinbase_tag', 'pool_payout_addresses']) {
-        const set = await save([entry(item, item === 'pool_coinbase_tag' ? '/Pool/' : 'bcrt1qexample')]);
+        const set = await save([entry(item, item === 'pool_coinbase_tag' ? '/Pool/' : REGTEST_ADDRESS)]);
         assert.equal(set.statusCode, 200, set.body.message);
         const emptied = await save([entry(item, '  ')]);
         assert.equal(emptied.statusCode, 200, emptied.body.message);
@@ -111,7 +116,7 @@ for (const engine of testDatabases()) {
         // The edit dialog sends the stored value back as it is: empty.
         const unchanged = await save([entry(item, '', 'Who we are')]);
         assert.equal(unchanged.statusCode, 200, unchanged.body.message);
-        assert.deepEqual((await logs(item)).map((l) => l.updated_value), [item === 'pool_coinbase_tag' ? '/Pool/' : 'bcrt1qexample', '']);
+        assert.deepEqual((await logs(item)).map((l) => l.updated_value), [item === 'pool_coinbase_tag' ? '/Pool/' : REGTEST_ADDRESS, '']);
       }
       assert.equal((await t.settings.get()).poolCoinbaseTag, '');
     });
@@ -169,12 +174,60 @@ for (const engine of testDatabases()) {
       assert.match(twice.body.message, /listed more than once/);
       assert.equal((await save([])).statusCode, 400);
       assert.equal((await save(entry('fee_rate_floor', '1'))).statusCode, 400, 'an array, not one object');
-      for (const extra of [{ value_type: 'text' }, { min_value: -100 }, { updated_at: '2020-01-01' }]) {
-        const res = await save([{ ...entry('fee_rate_floor', '-50'), ...extra }]);
+      for (const extra of [{ color: 'red' }, { valueType: 'text' }]) {
+        const res = await save([{ ...entry('fee_rate_floor', '1'), ...extra }]);
         assert.equal(res.statusCode, 400, JSON.stringify(extra));
         assert.match(res.body.message, new RegExp(`Unknown field '${Object.keys(extra)[0]}'`));
       }
       assert.deepEqual(await values(), before);
+    });
+
+    test('a row sent back as the view gave it, one value edited, is saved; its read-only fields are ignored', async () => {
+      const row = (await view('admin')).body.result.find((s) => s.item === 'slipstream_multiplier')!;
+      const res = await save([{ ...row, value: '3' }]);
+      assert.equal(res.statusCode, 200, res.body.message);
+      assert.equal((await values()).slipstream_multiplier, '3');
+      // The bounds are the stored ones, whatever the row sent says.
+      const loosened = await save([{ ...row, value: '500', min_value: 0, max_value: 1000, value_type: 'text', required: false, updated_at: '2020-01-01T00:00:00.000Z' }]);
+      assert.equal(loosened.statusCode, 400);
+      assert.equal(loosened.body.message, 'Value must be between 1 and 100');
+      const typo = await save([{ ...row, value: '2', value_typ: 'number' }]);
+      assert.equal(typo.statusCode, 400);
+      assert.match(typo.body.message, /Unknown field 'value_typ'/);
+      assert.equal((await save([{ ...row, value: '2' }])).statusCode, 200);
+      assert.equal((await values()).slipstream_multiplier, '2');
+    });
+
+    test("payout addresses must be addresses of the node's network: a typo or another network's address is refused and named", async () => {
+      const before = await values();
+      const cases: Array<[string, string]> = [
+        ['notanaddress', "Value must be regtest addresses separated by commas: 'notanaddress' is not an address"],
+        [`${REGTEST_ADDRESS}, ${MAINNET_ADDRESS}`, `Value must be regtest addresses separated by commas: '${MAINNET_ADDRESS}' is a mainnet address, not regtest`],
+        [`${REGTEST_ADDRESS.slice(0, -1)}8`, `Value must be regtest addresses separated by commas: '${REGTEST_ADDRESS.slice(0, -1)}8' has a wrong checksum (a typo?)`],
+      ];
+      for (const [value, message] of cases) {
+        const res = await save([entry('pool_payout_addresses', value)]);
+        assert.equal(res.statusCode, 400, value);
+        assert.equal(res.body.message, message);
+        assert.deepEqual(res.body.errors, { pool_payout_addresses: message });
+      }
+      assert.deepEqual(await values(), before);
+      // Several, in any case, repeated, with blanks between commas: stored canonical (as the node writes them), once each.
+      const ok = await save([entry('pool_payout_addresses', ` ${REGTEST_ADDRESS.toUpperCase()},, ${REGTEST_LEGACY} ,${REGTEST_ADDRESS}`)]);
+      assert.equal(ok.statusCode, 200, ok.body.message);
+      assert.equal((await values()).pool_payout_addresses, `${REGTEST_ADDRESS}, ${REGTEST_LEGACY}`);
+      assert.deepEqual((await t.settings.get()).poolPayoutAddresses, [REGTEST_ADDRESS, REGTEST_LEGACY]);
+      assert.equal((await save([entry('pool_payout_addresses', '')])).statusCode, 200);
+    });
+
+    test('the coinbase tag must fit in a coinbase', async () => {
+      const longest = 'é'.repeat(47) + 'x'; // 95 bytes
+      assert.equal((await save([entry('pool_coinbase_tag', longest)])).statusCode, 200);
+      const res = await save([entry('pool_coinbase_tag', `${longest}y`)]);
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.body.message, 'The coinbase tag is 96 bytes; a coinbase has room for 95 at most beside the block height');
+      assert.equal((await values()).pool_coinbase_tag, longest);
+      assert.equal((await save([entry('pool_coinbase_tag', '')])).statusCode, 200);
     });
 
     test('the public mempool view is off by default; an administrator turns it on and off, each change in the setting log', async () => {
@@ -221,7 +274,7 @@ for (const engine of testDatabases()) {
     test('the settings cache is dropped by an update, so a change applies at once even with a long cache', async () => {
       const store = createSettingsStore(db, systemClock, { ttlMs: 3_600_000 });
       assert.equal((await store.get()).maintenanceMode, false);
-      const service = createSettingsService({ db, settings: store });
+      const service = createSettingsService({ db, settings: store, network: 'regtest' });
       await service.update([entry('maintenance_mode', 'TRUE')], 'root');
       assert.equal((await store.get()).maintenanceMode, true);
       assert.equal((await values()).maintenance_mode, 'true', 'stored in lower case');

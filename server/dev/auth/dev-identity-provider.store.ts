@@ -4,8 +4,18 @@ import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
  * In-memory storage for the embedded provider's sessions, interactions,
  * grants, codes and tokens. One store per embedded provider, shared by the
  * Provider instances that key rotation creates, so a rotation keeps everyone
- * signed in. Development only: nothing survives a restart.
+ * signed in. Development only. It can start from a snapshot and says when it
+ * changed, so that the provider can keep it in DATA_DIR and a restart keeps
+ * refresh tokens (and so dashboard sessions) working.
  */
+
+/** What a store holds, as JSON: entries with their expiry in ms (null: never), and each grant's members. */
+export interface StoreSnapshot {
+  entries: Array<[string, unknown, number | null]>;
+  grants: Array<[string, string[]]>;
+}
+
+export type PersistentStore = AdapterFactory & { snapshot(): StoreSnapshot };
 
 interface Entry {
   value: unknown;
@@ -24,10 +34,16 @@ const GRANTABLE = new Set([
 
 const SWEEP_EVERY = 500;
 
-export function createDevProviderStore(): AdapterFactory {
+export function createDevProviderStore(options: { snapshot?: StoreSnapshot | undefined; onChange?: () => void } = {}): PersistentStore {
   const entries = new Map<string, Entry>();
   const grants = new Map<string, Set<string>>();
   let writes = 0;
+  const now0 = Date.now();
+  for (const [key, value, expiresAt] of options.snapshot?.entries ?? []) {
+    if (expiresAt === null || expiresAt > now0) entries.set(key, { value, expiresAt: expiresAt ?? Infinity });
+  }
+  for (const [grantId, members] of options.snapshot?.grants ?? []) grants.set(grantId, new Set(members.filter((m) => entries.has(m))));
+  const changed = options.onChange ?? (() => {});
 
   const get = (key: string): unknown => {
     const entry = entries.get(key);
@@ -41,13 +57,14 @@ export function createDevProviderStore(): AdapterFactory {
 
   const set = (key: string, value: unknown, expiresIn: number | undefined): void => {
     entries.set(key, { value, expiresAt: expiresIn === undefined ? Infinity : Date.now() + expiresIn * 1000 });
+    changed();
     if (++writes % SWEEP_EVERY === 0) {
       const now = Date.now();
       for (const [k, entry] of entries) if (entry.expiresAt <= now) entries.delete(k);
     }
   };
 
-  return (model: string): Adapter => {
+  const factory = (model: string): Adapter => {
     const key = (id: string) => `${model}:${id}`;
     const find = async (id: string | undefined) => (id === undefined ? undefined : (get(key(id)) as AdapterPayload | undefined));
     return {
@@ -72,14 +89,26 @@ export function createDevProviderStore(): AdapterFactory {
         const payload = get(key(id)) as AdapterPayload | undefined;
         // RFC 6749 section 4.1.2: a code is single use; oidc-provider checks `consumed`.
         if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+        changed();
       },
       async destroy(id) {
         entries.delete(key(id));
+        changed();
       },
       async revokeByGrantId(grantId) {
         for (const member of grants.get(grantId) ?? []) entries.delete(member);
         grants.delete(grantId);
+        changed();
       },
     };
   };
+  return Object.assign(factory, {
+    snapshot(): StoreSnapshot {
+      const now = Date.now();
+      return {
+        entries: [...entries].filter(([, e]) => e.expiresAt > now).map(([k, e]) => [k, e.value, Number.isFinite(e.expiresAt) ? e.expiresAt : null]),
+        grants: [...grants].map(([g, members]) => [g, [...members]]),
+      };
+    },
+  });
 }

@@ -1,15 +1,24 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import Provider, { type JWK } from 'oidc-provider';
 import { defaultStaff, providerConfiguration, type DevProviderSettings, type DevStaffAccount } from './dev-identity-provider.config.ts';
 import { handleInteraction, INTERACTION_PATH } from './dev-identity-provider.interactions.ts';
 import { generateSigningKeys } from './dev-identity-provider.keys.ts';
 import { messagePage } from './dev-identity-provider.pages.ts';
-import { createDevProviderStore } from './dev-identity-provider.store.ts';
+import { loadOrCreateState, writePrivateFile, type KeySealer } from './dev-identity-provider.state.ts';
+import { createDevProviderStore, type StoreSnapshot } from './dev-identity-provider.store.ts';
 import { PRODUCTION_REFUSAL } from '../../src/embedded-defaults.ts';
 
 export type { DevStaffAccount } from './dev-identity-provider.config.ts';
+export { DEV_IDENTITY_FILE, type KeySealer } from './dev-identity-provider.state.ts';
+
+/** Where the provider keeps its sessions, grants and refresh tokens between starts (beside DEV_IDENTITY_FILE). */
+export const DEV_SESSIONS_FILE = 'dev-identity-sessions.json';
+/** Changes to the sessions are written at most this often. */
+const SESSIONS_SAVE_DELAY_MS = 200;
 export { generateSigningKeys, type SigningKeySet } from './dev-identity-provider.keys.ts';
 export { PRODUCTION_REFUSAL };
 
@@ -33,6 +42,12 @@ export interface DevIdentityProviderOptions {
   jwks?: { keys: JWK[] };
   /** Demo accounts; an admin and a viewer with random passwords when absent. */
   staff?: DevStaffAccount[];
+  /**
+   * Keep the demo accounts, the keys and the sessions in `dir` (DATA_DIR)
+   * across restarts, the keys sealed by `sealer` (dev-identity-provider.state.ts).
+   * Without it everything lives in memory and ends with the process.
+   */
+  persist?: { dir: string; sealer: KeySealer };
 }
 
 export interface DevIdentityProvider {
@@ -41,6 +56,8 @@ export interface DevIdentityProvider {
   clientId: string;
   /** The demo accounts with their credentials, for printing at start. */
   staff: DevStaffAccount[];
+  /** The file the accounts and keys are kept in (options.persist), or undefined when in memory only. */
+  stateFile: string | undefined;
   /**
    * Replaces the signing keys: later tokens carry the new kid and the JWKS
    * endpoint serves only the new keys. Sessions, grants and refresh tokens
@@ -80,22 +97,72 @@ function replyWithError(res: ServerResponse, err: unknown): void {
   res.end(messagePage('Sign-in failed', `${text} Start again from the app.`));
 }
 
+/**
+ * The sessions file: read once at start, written (whole) a moment after each
+ * change and at close. A file that cannot be read is a cache lost, not an
+ * error: whoever was signed in signs in again.
+ */
+async function persistedSessions(file: string) {
+  let snapshot: StoreSnapshot | undefined;
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<StoreSnapshot>;
+    if (Array.isArray(parsed.entries) && Array.isArray(parsed.grants)) snapshot = { entries: parsed.entries, grants: parsed.grants };
+  } catch {
+    snapshot = undefined;
+  }
+  let read: (() => StoreSnapshot) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const save = () => {
+    timer = undefined;
+    const current = read?.();
+    if (!current) return writing;
+    // One write at a time, in order: the last one written is the last state.
+    writing = writing.then(() => writePrivateFile(file, JSON.stringify(current))).catch((error: unknown) => {
+      console.error(`[dev identity provider] could not save ${file}: ${(error as Error).message}`);
+    });
+    return writing;
+  };
+  return {
+    snapshot,
+    attach(reader: () => StoreSnapshot) {
+      read = reader;
+    },
+    changed() {
+      timer ??= setTimeout(() => void save(), SESSIONS_SAVE_DELAY_MS).unref();
+    },
+    async flush() {
+      if (timer) clearTimeout(timer);
+      await save();
+    },
+  };
+}
+
 export async function startDevIdentityProvider(options: DevIdentityProviderOptions): Promise<DevIdentityProvider> {
   if (options.production) throw new Error(PRODUCTION_REFUSAL);
   const host = options.host ?? '127.0.0.1';
   if (host !== '127.0.0.1') throw new Error('The embedded identity provider listens on 127.0.0.1 only');
   if (options.redirectUris.length === 0) throw new Error('The embedded identity provider needs at least one redirect URI');
 
-  const staff = options.staff ?? defaultStaff();
+  const fresh = async () => ({
+    staff: options.staff ?? defaultStaff(),
+    jwks: options.jwks ?? (await generateSigningKeys()),
+    cookieKeys: [randomBytes(32).toString('base64url')],
+  });
+  const persist = options.persist;
+  const state = persist ? await loadOrCreateState(persist.dir, persist.sealer, fresh) : { ...(await fresh()), file: undefined };
+  const sessions = persist ? await persistedSessions(path.join(persist.dir, DEV_SESSIONS_FILE)) : undefined;
+  const adapter = createDevProviderStore({ snapshot: sessions?.snapshot, onChange: () => sessions?.changed() });
+  sessions?.attach(() => adapter.snapshot());
+  const { staff, jwks } = state;
   const settings: DevProviderSettings = {
     clientId: options.clientId,
     redirectUris: options.redirectUris,
     postLogoutRedirectUris: options.postLogoutRedirectUris ?? [],
     staff,
-    cookieKeys: [randomBytes(32).toString('base64url')],
-    adapter: createDevProviderStore(),
+    cookieKeys: state.cookieKeys,
+    adapter,
   };
-  const jwks = options.jwks ?? (await generateSigningKeys());
 
   let running: Running | undefined;
   const server = createServer((req, res) => {
@@ -136,15 +203,18 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
     issuer,
     clientId: options.clientId,
     staff,
+    stateFile: state.file,
+    // Rotation is for tests of key rollover: the new keys live in memory only.
     async rotateKeys(newJwks) {
       running = buildProvider(issuer, settings, newJwks);
     },
-    close() {
-      return new Promise<void>((resolve, reject) => {
+    async close() {
+      await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         // fetch keeps connections alive; close them so close() does not wait for their timeout.
         server.closeAllConnections();
       });
+      await sessions?.flush();
     },
   };
 }

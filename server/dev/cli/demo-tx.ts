@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createRegtestWallet } from '../bitcoin/regtest-wallet.ts';
+import { createRegtestWallet, type RegtestWallet } from '../bitcoin/regtest-wallet.ts';
 import { ConfigError } from '../../src/config/config.ts';
 import { btcPerKvbToSatPerVb } from '../../src/bitcoin/amounts.ts';
 import { currentMinimum, findPortal } from './find-portal.ts';
@@ -12,25 +12,26 @@ import { currentMinimum, findPortal } from './find-portal.ts';
  * whatever their ports (find-portal.ts).
  */
 
-const USAGE = `Usage: npm run -s demo:tx [-- --low-fee | --package | --cpfp | --oversize]
+const USAGE = `Usage: npm run -s demo:tx [-- --low-fee | --package | --cpfp | --oversize | --psbt]
   (default)   a valid signed transaction that clears the current minimum fee rate
   --low-fee   one that does not
   --package   a comma-separated parent,child package
   --cpfp      three lines: a parent below the minimum (sent nowhere), a child paying for both, and the two as parent,child
-  --oversize  one over 400,000 weight units`;
+  --oversize  one over 400,000 weight units
+  --psbt      a PSBT (base64), signed and not yet finalized: the portal finalizes it`;
 
 /** Rates are sent to the wallet with at most 3 decimals. */
 const rate = (satPerVb: number) => Math.ceil(satPerVb * 1000) / 1000;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { 'low-fee': { type: 'boolean' }, package: { type: 'boolean' }, cpfp: { type: 'boolean' }, oversize: { type: 'boolean' }, help: { type: 'boolean' } },
+    options: { 'low-fee': { type: 'boolean' }, package: { type: 'boolean' }, cpfp: { type: 'boolean' }, oversize: { type: 'boolean' }, psbt: { type: 'boolean' }, help: { type: 'boolean' } },
   });
   if (values.help) {
     console.log(USAGE);
     return;
   }
-  if ([values['low-fee'], values.package, values.cpfp, values.oversize].filter(Boolean).length > 1) throw new Error(`Pick one option.\n${USAGE}`);
+  if ([values['low-fee'], values.package, values.cpfp, values.oversize, values.psbt].filter(Boolean).length > 1) throw new Error(`Pick one option.\n${USAGE}`);
 
   const found = await findPortal();
   const { rpc } = found;
@@ -65,11 +66,26 @@ async function main(): Promise<void> {
     console.log(parent.hex);
     console.log(child.hex);
     console.log(`${parent.hex},${child.hex}`);
+  } else if (values.psbt) {
+    console.log(await signedPsbt(wallet, enough));
   } else if (values.oversize) {
     console.log((await wallet.buildOversize({ feeRate: enough })).hex);
   } else {
     console.log((await wallet.buildTx({ feeRate: enough })).hex);
   }
+}
+
+/**
+ * A PSBT (BIP 174) as a wallet hands one over for broadcast by someone else:
+ * funded and signed by the `portal` wallet, not finalized (no final
+ * scriptSig or witness yet), so that the portal's own finalizing is what
+ * makes it a transaction.
+ */
+async function signedPsbt(wallet: RegtestWallet, feeRate: number): Promise<string> {
+  const funded = await wallet.wallet.call<{ psbt: string }>('walletcreatefundedpsbt', [[], [{ [await wallet.address()]: '0.001' }], 0, { fee_rate: feeRate }]);
+  // walletprocesspsbt(psbt, sign, sighashtype, bip32derivs, finalize)
+  const signed = await wallet.wallet.call<{ psbt: string; complete: boolean }>('walletprocesspsbt', [funded.psbt, true, 'ALL', true, false]);
+  return signed.psbt;
 }
 
 main().catch((error: unknown) => {

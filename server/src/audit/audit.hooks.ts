@@ -40,6 +40,8 @@ declare module 'fastify' {
     auditStreamStarted?: () => (ending: StreamEnding, error?: Error) => void;
     /** The route took the response over as a stream: its row is the stream's (auditStreamStarted). */
     auditStreaming?: boolean;
+    /** The payload as the client sent it, taken before the schema converted its types (a 7 sent is not '7'). */
+    auditRequestPayload?: string | null;
   }
   interface FastifyContextConfig {
     /** `false` keeps a route out of the audit trail (the metrics scrape: a row every few seconds, and nobody's action). */
@@ -123,6 +125,12 @@ function outcome(request: FastifyRequest, reply: FastifyReply): { error: string 
   return { error: answered === null ? CONNECTION_CLOSED_MESSAGE : `${CONNECTION_CLOSED_MESSAGE} The answer was: ${answered}`, isSuccess: answered === null };
 }
 
+/** The body, or else the query when it has anything: what the trail shows of a request. */
+function sentPayload(request: FastifyRequest, maxChars: number): string | null {
+  const query = request.query as object | undefined;
+  return auditPayload(request.body ?? (query && Object.keys(query).length ? query : undefined), maxChars);
+}
+
 /** The client's address: 'unknown' only for a socket closed before anything read it, which the connection hook below prevents. */
 function clientAddress(request: FastifyRequest): string {
   // Typed as always there; it is not once the socket is gone.
@@ -160,6 +168,14 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
     };
   });
 
+  // Validation converts types in place (ajv's coerceTypes: a number sent for a text field becomes
+  // text, a query's page becomes a number), and the trail must say what was sent, not what it became.
+  // preValidation runs after the body is parsed and before the schema touches it.
+  app.addHook('preValidation', async (request) => {
+    if (request.auditStartedAt === undefined) return;
+    request.auditRequestPayload = sentPayload(request, maxChars);
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.auditStartedAt === undefined) return payload;
     if (typeof payload === 'string') request.auditResponse = payload;
@@ -193,7 +209,9 @@ export function registerAuditHooks(app: FastifyInstance, writer: AuditWriter, ma
       requestAt: new Date(Date.now() - elapsedMs),
       requestPayload: refusedBeforeRoute(request, reply)
         ? refusedRequestPayload(request)
-        : auditPayload(request.body ?? (Object.keys(request.query as object).length ? request.query : undefined), maxChars),
+        : request.auditRequestPayload !== undefined
+          ? request.auditRequestPayload
+          : sentPayload(request, maxChars),
       responsePayload: request.auditResponse === undefined ? null : auditResponsePayload(request.auditResponse, maxChars),
       responseTimeMs: elapsedMs,
       errorMessage: error,

@@ -4,7 +4,7 @@ import { ConfigError, parseConfig } from '../config/config.ts';
 import { EmbeddedDefaultUnavailableError } from '../embedded-defaults.ts';
 import { PRIVATE_UMASK } from '../lib/private-dir.ts';
 import { removeRunFile, writeRunFile } from '../lib/run-file.ts';
-import { startRuntime } from '../runtime.ts';
+import { portError, PortUnavailableError, startRuntime } from '../runtime.ts';
 
 /** `npm start`: the whole product with embedded defaults, or the configured node and database. */
 
@@ -22,7 +22,13 @@ async function main(): Promise<void> {
   process.umask(PRIVATE_UMASK);
   const config = parseConfig(process.env, { repoRoot });
   const runtime = await startRuntime(config, log);
-  await runtime.app.listen({ port: config.port, host: config.host });
+  try {
+    await runtime.app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Taken since the check at the start (checkPorts): stop what started, and say it the same way.
+    await runtime.stop().catch(() => {});
+    throw portError(error, config.port, 'PORT') ?? error;
+  }
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   log(`network: ${runtime.network}; database: ${config.database.kind}; node: ${config.node.kind === 'embedded' ? `embedded regtest (${runtime.node?.rpcUrl})` : 'external'}`);
@@ -35,9 +41,13 @@ async function main(): Promise<void> {
   }
   if (runtime.identityProvider) {
     log(`sign-in:     local development provider at ${runtime.identityProvider.issuer} (set OIDC_ISSUER for your own)`);
+    const passwordSignIn = runtime.identityProvider.passwordSignIn ?? {};
     for (const account of runtime.identityProvider.staff) {
-      log(`             ${account.username} / ${account.password}  (${account.groups.length > 0 ? 'admin' : 'viewer'})`);
+      const local = passwordSignIn[account.username] === 'own password' ? '; its local account has its own password' : '';
+      log(`             ${account.username} / ${account.password}  (${account.groups.length > 0 ? 'admin' : 'viewer'}${local})`);
     }
+    log(`             the same work at ${base}/login?method=password (local staff accounts)`);
+    if (runtime.identityProvider.stateFile) log(`             kept in ${runtime.identityProvider.stateFile} (delete it for new ones)`);
   }
   // The development tools (demo:tx, mine) find this portal and its node here, whatever the ports.
   await writeRunFile(config.dataDir, {
@@ -73,7 +83,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
-  else if (error instanceof AuthKeySecretError || error instanceof EmbeddedDefaultUnavailableError) console.error(`[portal] start-up failed: ${error.message}`);
+  else if (error instanceof AuthKeySecretError || error instanceof EmbeddedDefaultUnavailableError || error instanceof PortUnavailableError) console.error(`[portal] start-up failed: ${error.message}`);
   else console.error('[portal] start-up failed:', error);
   process.exit(1);
 });

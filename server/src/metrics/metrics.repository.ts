@@ -56,3 +56,27 @@ export async function dailyFigures(db: Queryable, from: Date, to: Date): Promise
   // Sums of integer satoshis: exact as text, and safe as a number (all bitcoin ever is 2.1e15 sats, under 2^53).
   return rows.map((r) => ({ day: r.day, accepted: r.accepted, failed: r.failed, revenueSats: Number(r.revenue) }));
 }
+
+export interface DayRefusals {
+  /** UTC day, yyyy-MM-dd. */
+  day: string;
+  errorMessage: string | null;
+  count: number;
+}
+
+/**
+ * Refused submissions per UTC day in [from, to) and error message, from the
+ * audit trail (metrics/refusal-reasons.ts says why there): failed POSTs to
+ * the submission endpoints. A range on the endpoint index of migration 005
+ * per endpoint; grouped by message, which the caller sorts into reasons.
+ */
+export async function dailyRefusals(db: Queryable, from: Date, to: Date, endpoints: readonly string[]): Promise<DayRefusals[]> {
+  const { rows } = await db.query<{ day: string; error_message: string | null; n: number }>(
+    `SELECT to_char((request_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, error_message, count(*)::int AS n
+     FROM audit_logs
+     WHERE endpoint = ANY($3::text[]) AND http_method = 'POST' AND NOT is_success AND request_at >= $1 AND request_at < $2
+     GROUP BY 1, 2`,
+    [from, to, [...endpoints]],
+  );
+  return rows.map((r) => ({ day: r.day, errorMessage: r.error_message, count: r.n }));
+}

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { REFUSAL_REASONS } from './refusal-reasons.ts';
 
 /**
  * Wire shapes of the metrics routes: the Prometheus scrape (text) and the
@@ -29,13 +30,23 @@ export const SummaryQuery = Type.Object(
 export type SummaryQuery = Static<typeof SummaryQuery>;
 
 const Ratio = Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
-  description: 'accepted / (accepted + failed); null when there were neither',
+  description: 'accepted / (accepted + refused): of the submissions the portal judged, the share it accepted; null when there were neither',
 });
+
+export const RefusalCount = Type.Object({
+  reason: Type.Enum([...REFUSAL_REASONS], {
+    description:
+      'fee_too_low; invalid (not a transaction, a malformed PSBT or package, a body the API refuses); missing_inputs; already_confirmed; conflict (with the pool mempool); node_refused (any other verdict of the node); maintenance; unavailable (the node or the database); connection_closed (the body never fully arrived)',
+  }),
+  count: Type.Integer({ minimum: 1 }),
+});
+export type RefusalCount = Static<typeof RefusalCount>;
 
 export const SummaryDay = Type.Object({
   day: Type.String({ format: 'date', description: 'UTC day, yyyy-MM-dd' }),
   accepted: Type.Integer({ minimum: 0, description: 'Transactions the node accepted (not pending) plus packages submitted' }),
-  failed: Type.Integer({ minimum: 0, description: 'Failed transactions recorded for staff to retry' }),
+  refused: Type.Integer({ minimum: 0, description: 'Submissions refused, for any reason (fee too low, not a transaction, missing inputs, the node said no, unavailable...), from the audit trail; requests turned away by the rate limit are not counted' }),
+  failed: Type.Integer({ minimum: 0, description: 'Failed transactions kept for staff to retry (their refusals are counted in refused too)' }),
   acceptance_ratio: Ratio,
   revenue_sats: Type.Integer({ minimum: 0, description: 'Fees of the accepted transactions and packages (sats)' }),
 });
@@ -70,9 +81,11 @@ export const SummaryResponse = Type.Object({
   daily: Type.Array(SummaryDay, { description: 'One entry per day, oldest first, days without activity included' }),
   totals: Type.Object({
     accepted: Type.Integer({ minimum: 0 }),
+    refused: Type.Integer({ minimum: 0 }),
     failed: Type.Integer({ minimum: 0 }),
     acceptance_ratio: Ratio,
     revenue_sats: Type.Integer({ minimum: 0 }),
+    refused_by_reason: Type.Array(RefusalCount, { description: 'The refused submissions by reason, most first' }),
   }),
   node: NodeHealth,
 });

@@ -5,7 +5,8 @@ import type { Logger } from '../lib/logger.ts';
 import type { MempoolReader } from '../mempool/mempool-engine.ts';
 import { pendingStats } from '../modules/notifications/webhooks.repository.ts';
 import type { Metrics } from './metrics-registry.ts';
-import { dailyFigures, openJobsByKind } from './metrics.repository.ts';
+import { dailyFigures, dailyRefusals, openJobsByKind } from './metrics.repository.ts';
+import { refusalReason, SUBMISSION_ENDPOINTS, type RefusalReason } from './refusal-reasons.ts';
 import { nonStandardCounts } from '../modules/policy/standardness.repository.ts';
 import type { NodeHealth, RpcErrorCount, SummaryDay, SummaryResponse } from './metrics.schemas.ts';
 
@@ -35,7 +36,8 @@ export interface MetricsService {
 const MIRROR_MODES = ['starting', 'zmq', 'polling'] as const;
 const DAY_MS = 86_400_000;
 
-const ratio = (accepted: number, failed: number): number | null => (accepted + failed === 0 ? null : accepted / (accepted + failed));
+/** Accepted out of every submission judged (accepted or refused, whatever the reason); null with neither. */
+const ratio = (accepted: number, refused: number): number | null => (accepted + refused === 0 ? null : accepted / (accepted + refused));
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 export function createMetricsService(deps: MetricsServiceDeps): MetricsService {
@@ -148,24 +150,39 @@ export function createMetricsService(deps: MetricsServiceDeps): MetricsService {
       const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
       const from = new Date(today - (days - 1) * DAY_MS);
       const to = new Date(today + DAY_MS);
-      const [figures, node] = await Promise.all([dailyFigures(db, from, to), nodeHealth()]);
+      const [figures, refusals, node] = await Promise.all([dailyFigures(db, from, to), dailyRefusals(db, from, to, SUBMISSION_ENDPOINTS), nodeHealth()]);
       const byDay = new Map(figures.map((f) => [f.day, f]));
+      const refusedByDay = new Map<string, number>();
+      const byReason = new Map<RefusalReason, number>();
+      for (const r of refusals) {
+        const reason = refusalReason(r.errorMessage);
+        if (reason === undefined) continue;
+        refusedByDay.set(r.day, (refusedByDay.get(r.day) ?? 0) + r.count);
+        byReason.set(reason, (byReason.get(reason) ?? 0) + r.count);
+      }
       const daily: SummaryDay[] = [];
       for (let i = 0; i < days; i++) {
         const day = isoDay(new Date(from.getTime() + i * DAY_MS));
         const f = byDay.get(day);
         const accepted = f?.accepted ?? 0;
-        const failed = f?.failed ?? 0;
-        daily.push({ day, accepted, failed, acceptance_ratio: ratio(accepted, failed), revenue_sats: f?.revenueSats ?? 0 });
+        const refused = refusedByDay.get(day) ?? 0;
+        daily.push({ day, accepted, refused, failed: f?.failed ?? 0, acceptance_ratio: ratio(accepted, refused), revenue_sats: f?.revenueSats ?? 0 });
       }
       const accepted = daily.reduce((n, d) => n + d.accepted, 0);
-      const failed = daily.reduce((n, d) => n + d.failed, 0);
+      const refused = daily.reduce((n, d) => n + d.refused, 0);
       return {
         days,
         from: isoDay(from),
         to: isoDay(new Date(today)),
         daily,
-        totals: { accepted, failed, acceptance_ratio: ratio(accepted, failed), revenue_sats: daily.reduce((n, d) => n + d.revenue_sats, 0) },
+        totals: {
+          accepted,
+          refused,
+          failed: daily.reduce((n, d) => n + d.failed, 0),
+          acceptance_ratio: ratio(accepted, refused),
+          revenue_sats: daily.reduce((n, d) => n + d.revenue_sats, 0),
+          refused_by_reason: [...byReason].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
+        },
         node,
       };
     },

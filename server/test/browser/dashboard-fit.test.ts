@@ -230,7 +230,7 @@ describe('a list that fails to load', () => {
       route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ status: 'error', message: SERVICE_UNAVAILABLE_MESSAGE }) }),
     );
     await page.goto(`${app.base}/dashboard?section=discounts`);
-    const table = page.getByRole('region', { name: 'Discount Management' }).locator('..');
+    const table = page.getByRole('region', { name: 'Discount Management table' }).locator('..');
     const failure = page.locator('.data-table').getByRole('alert');
     await failure.waitFor();
     assert.match((await failure.innerText()) ?? '', new RegExp(SERVICE_UNAVAILABLE_MESSAGE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));

@@ -8,6 +8,9 @@ import { launchBrowser, screenshot, seriousA11yViolations, WEB_DIST_DIR } from '
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { ACCEPTANCE_MEANS } from '../../../web/src/metrics-page/refusal-labels.ts';
+import { NODE_UNAVAILABLE_MESSAGE } from '../../src/http/errors.ts';
+import { FEE_TOO_LOW_MESSAGE } from '../../src/modules/submission/submission-rules.ts';
 
 /**
  * The staff /metrics page in a real browser: signed-in staff (a viewer) see
@@ -42,6 +45,13 @@ async function insertFailure(at: string): Promise<void> {
   await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors, created_at) VALUES ($1, '00', 'Failed', ARRAY['node down'], $2)`, [hex64('f'), at]);
 }
 
+async function insertRefusal(at: string, message: string): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_logs (ip_address, endpoint, http_method, request_at, error_message, source_type, is_success) VALUES ('192.0.2.7', '/rest-api/submit-tx', 'POST', $1, $2, 'External', false)`,
+    [at, message],
+  );
+}
+
 before(async () => {
   assert.ok(existsSync(path.join(WEB_DIST_DIR, 'index.html')), 'the web app is built (npm test builds it first)');
   node = await startTestNode();
@@ -53,6 +63,9 @@ before(async () => {
   await insertTx('2031-03-20T10:00:00Z', 2500);
   await db.query(`INSERT INTO package_submissions (package_hash, txids, tx_hexes, total_fee, created_at) VALUES ('p1', ARRAY[$1], ARRAY['00'], 6000, '2031-03-20T11:00:00Z')`, [hex64('b')]);
   await insertFailure('2031-03-20T12:00:00Z');
+  // Refused today, as the audit trail has them: one fee too low, one while the node was down (the failure kept for retry).
+  await insertRefusal('2031-03-20T11:30:00Z', FEE_TOO_LOW_MESSAGE);
+  await insertRefusal('2031-03-20T12:00:00Z', NODE_UNAVAILABLE_MESSAGE);
   await insertTx('2031-03-18T08:00:00Z', 2_000_000);
   await insertTx('2031-03-10T08:00:00Z', 42_000);
   // The node's health comes from the engine's dashboard feed, published a moment after its first projection.
@@ -127,17 +140,21 @@ describe('the /metrics page', () => {
     const submissions = page.getByRole('region', { name: 'Submissions and acceptance' });
     const chart = submissions.getByRole('img', { name: 'Submissions and acceptance' });
     await chart.waitFor();
-    const summary = 'Over 7 days: 4 accepted, 1 failed, acceptance 80%.';
+    const summary = 'Over 7 days: 4 accepted, 2 refused, acceptance 66.7%.';
     assert.equal(await chart.locator('desc').textContent(), summary, 'the chart is described by its totals');
     assert.equal(await submissions.locator('.metrics-summary').textContent(), summary);
     const perDay = await tableRows(submissions.getByRole('table', { name: 'Submissions and acceptance per day' }));
     assert.equal(perDay.length, 7);
-    assert.deepEqual(perDay[0], ['Mar 14, 2031', '0', '0', 'N/A']);
-    assert.deepEqual(perDay[4], ['Mar 18, 2031', '1', '0', '100%']);
-    assert.deepEqual(perDay[6], ['Mar 20, 2031', '3', '1', '75%']);
-    // A bar for each day with submissions: accepted on 2 days, failed on 1.
+    assert.deepEqual(perDay[0], ['Mar 14, 2031', '0', '0', '0', 'N/A']);
+    assert.deepEqual(perDay[4], ['Mar 18, 2031', '1', '0', '0', '100%']);
+    assert.deepEqual(perDay[6], ['Mar 20, 2031', '3', '2', '1', '60%']);
+    // A bar for each day with submissions: accepted on 2 days, refused on 1.
     assert.equal(await chart.locator('rect.accepted').count(), 2);
-    assert.equal(await chart.locator('rect.failed').count(), 1);
+    assert.equal(await chart.locator('rect.refused').count(), 1);
+    // What the rate means, and every refusal by reason, said on the page.
+    await submissions.getByText(ACCEPTANCE_MEANS).waitFor();
+    assert.deepEqual(await submissions.getByRole('list', { name: 'Refused, by reason' }).getByRole('listitem').allInnerTexts(), ['Fee too low: 1', 'Node or database unavailable: 1']);
+    await submissions.getByText('Kept for retry over the period: 1.').waitFor();
     await chart.getByText('Day (UTC)').waitFor();
     await chart.getByText('Submissions', { exact: true }).waitFor();
     await chart.getByText('Acceptance', { exact: true }).waitFor();
@@ -159,6 +176,10 @@ describe('the /metrics page', () => {
 
     await assertAccessible(page, '/metrics');
     await screenshot(page, 'metrics-page');
+    // On a phone the notes and the reasons wrap within the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1'), true, 'no sideways scrolling at 390 px');
+    await screenshot(page, 'metrics-page-phone');
     await page.close();
   });
 
@@ -175,10 +196,10 @@ describe('the /metrics page', () => {
     assert.equal(await page.getByRole('link', { name: '30 days' }).getAttribute('aria-current'), 'true');
     const month = await tableRows(perDay);
     assert.equal(month.length, 30);
-    assert.deepEqual(month.find((r) => r[0] === 'Mar 10, 2031'), ['Mar 10, 2031', '1', '0', '100%']);
+    assert.deepEqual(month.find((r) => r[0] === 'Mar 10, 2031'), ['Mar 10, 2031', '1', '0', '0', '100%']);
     assert.equal(
       await page.getByRole('img', { name: 'Submissions and acceptance' }).locator('desc').textContent(),
-      'Over 30 days: 5 accepted, 1 failed, acceptance 83.3%.',
+      'Over 30 days: 5 accepted, 2 refused, acceptance 71.4%.',
     );
     const revenue = await tableRows(page.getByRole('table', { name: 'Revenue per day' }));
     assert.deepEqual(revenue.find((r) => r[0] === 'Mar 10, 2031'), ['Mar 10, 2031', '42,000']);

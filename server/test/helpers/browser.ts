@@ -54,3 +54,12 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
         .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) })))
   `);
 }
+
+/** The violations of the given axe-core rules only, whatever their impact (a moderate rule the page must still pass). */
+export async function a11yRuleViolations(page: Page, rules: string[]): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<AxeViolation[]>(`
+    axe.run(document, { runOnly: { type: 'rule', values: ${JSON.stringify(rules)} }, resultTypes: ['violations'] }).then((result) =>
+      result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) })))
+  `);
+}

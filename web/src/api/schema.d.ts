@@ -4179,19 +4179,31 @@ export interface paths {
                                 day: string;
                                 /** @description Transactions the node accepted (not pending) plus packages submitted */
                                 accepted: number;
-                                /** @description Failed transactions recorded for staff to retry */
+                                /** @description Submissions refused, for any reason (fee too low, not a transaction, missing inputs, the node said no, unavailable...), from the audit trail; requests turned away by the rate limit are not counted */
+                                refused: number;
+                                /** @description Failed transactions kept for staff to retry (their refusals are counted in refused too) */
                                 failed: number;
-                                /** @description accepted / (accepted + failed); null when there were neither */
+                                /** @description accepted / (accepted + refused): of the submissions the portal judged, the share it accepted; null when there were neither */
                                 acceptance_ratio: number | null;
                                 /** @description Fees of the accepted transactions and packages (sats) */
                                 revenue_sats: number;
                             }[];
                             totals: {
                                 accepted: number;
+                                refused: number;
                                 failed: number;
-                                /** @description accepted / (accepted + failed); null when there were neither */
+                                /** @description accepted / (accepted + refused): of the submissions the portal judged, the share it accepted; null when there were neither */
                                 acceptance_ratio: number | null;
                                 revenue_sats: number;
+                                /** @description The refused submissions by reason, most first */
+                                refused_by_reason: {
+                                    /**
+                                     * @description fee_too_low; invalid (not a transaction, a malformed PSBT or package, a body the API refuses); missing_inputs; already_confirmed; conflict (with the pool mempool); node_refused (any other verdict of the node); maintenance; unavailable (the node or the database); connection_closed (the body never fully arrived)
+                                     * @enum {unknown}
+                                     */
+                                    reason: "fee_too_low" | "invalid" | "missing_inputs" | "already_confirmed" | "conflict" | "node_refused" | "maintenance" | "unavailable" | "connection_closed";
+                                    count: number;
+                                }[];
                             };
                             node: {
                                 /** @description The mempool mirror's last exchange with the node succeeded */
@@ -6277,6 +6289,14 @@ export interface paths {
                         value?: null | string | number | boolean;
                         /** @description The new description; absent leaves it as it is */
                         description?: string;
+                        /** @description Read-only, as the view gives it; ignored */
+                        value_type?: string;
+                        min_value?: number | null;
+                        max_value?: number | null;
+                        /** @description Read-only, as the view gives it; ignored */
+                        required?: boolean;
+                        /** @description Read-only, as the view gives it; ignored */
+                        updated_at?: string;
                     }[];
                 };
             };

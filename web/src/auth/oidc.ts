@@ -66,10 +66,30 @@ interface ReturnState {
   returnTo: string;
 }
 
+/** The provider could not be reached at all (every retry failed to connect, or timed out). */
+export class ProviderUnreachableError extends Error {
+  readonly issuer: string;
+  constructor(issuer: string, options?: ErrorOptions) {
+    super(`The sign-in provider at ${issuer} is unreachable.`, options);
+    this.name = 'ProviderUnreachableError';
+    this.issuer = issuer;
+  }
+}
+
+/** A fetch that never got an answer: the browser's network failure, or our per-attempt timeout. */
+function networkFailure(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError'));
+}
+
 /** Sends the browser to the provider; it comes back to `returnTo`. */
 export async function startSignIn(returnTo: string): Promise<void> {
-  const { manager } = await signInClient();
-  await manager.signinRedirect({ state: { returnTo } satisfies ReturnState });
+  const { manager, issuer } = await signInClient();
+  try {
+    await manager.signinRedirect({ state: { returnTo } satisfies ReturnState });
+  } catch (error) {
+    if (networkFailure(error)) throw new ProviderUnreachableError(issuer, { cause: error });
+    throw error;
+  }
 }
 
 /** Completes a redirect (or hidden-frame) sign-in; answers where to go next. */

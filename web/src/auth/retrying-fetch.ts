@@ -15,16 +15,33 @@ function aborted(error: unknown, init: RequestInit | undefined): boolean {
   return init?.signal?.aborted === true || (error instanceof DOMException && error.name === 'AbortError');
 }
 
-/** `base` with the retries: the last answer (a 429 too) or the last network error once they are spent. */
-export function retryingFetch(base: Fetch, wait: Sleep = sleep, delays: readonly number[] = SIGN_IN_RETRY_DELAYS_MS): Fetch {
+/** A failed attempt that will be retried: which one (1-based) of how many, and why. */
+export interface RetryNotice {
+  attempt: number;
+  attempts: number;
+  reason: 'unreachable' | 'busy';
+  /** When the next attempt starts. */
+  retryInMs: number;
+}
+
+/**
+ * `base` with the retries: the last answer (a 429 too) or the last network
+ * error once they are spent. `onRetry` hears of each failed attempt before
+ * the wait, so that a page can say what is happening rather than wait in silence.
+ */
+export function retryingFetch(base: Fetch, wait: Sleep = sleep, delays: readonly number[] = SIGN_IN_RETRY_DELAYS_MS, onRetry?: (notice: RetryNotice) => void): Fetch {
   return async (input, init) => {
     for (let attempt = 0; ; attempt++) {
+      let reason: RetryNotice['reason'];
       try {
         const response = await base(input, init);
         if (response.status !== 429 || attempt >= delays.length) return response;
+        reason = 'busy';
       } catch (error) {
         if (attempt >= delays.length || aborted(error, init)) throw error;
+        reason = 'unreachable';
       }
+      onRetry?.({ attempt: attempt + 1, attempts: delays.length + 1, reason, retryInMs: delays[attempt]! });
       await wait(delays[attempt]!);
     }
   };

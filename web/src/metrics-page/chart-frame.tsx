@@ -24,7 +24,7 @@ export interface LegendItem {
   kind?: 'bar' | 'line';
 }
 
-export function ChartFrame(props: { title: string; summary: string; legend: LegendItem[]; table: ReactNode; children: ReactNode; testId: string }) {
+export function ChartFrame(props: { title: string; summary: string; legend: LegendItem[]; table: ReactNode; children: ReactNode; testId: string; notes?: ReactNode }) {
   const headingId = useId();
   const descId = useId();
   return (
@@ -50,6 +50,7 @@ export function ChartFrame(props: { title: string; summary: string; legend: Lege
         ))}
       </ul>
       <p className="metrics-summary">{props.summary}</p>
+      {props.notes}
       <div className="visually-hidden">{props.table}</div>
     </section>
   );

@@ -1,9 +1,10 @@
-import type { MetricsDay } from '../api/metrics-summary.ts';
+import type { MetricsDay, MetricsSummary } from '../api/metrics-summary.ts';
 import { ChartFrame, DayAxis, LeftAxis, PLOT } from './chart-frame.tsx';
+import { ACCEPTANCE_MEANS, REFUSAL_LABELS } from './refusal-labels.ts';
 import { dayLabel, integer, longDayLabel, niceAxis, percent } from './chart-scale.ts';
 
 /**
- * Submissions per day as stacked bars (accepted below, failed above) and the
+ * Submissions per day as stacked bars (accepted below, refused above) and the
  * acceptance ratio as a line on its own 0-100% axis at the right. A day
  * without submissions has no ratio: the line breaks there rather than
  * pretending 0%.
@@ -11,8 +12,10 @@ import { dayLabel, integer, longDayLabel, niceAxis, percent } from './chart-scal
 
 export const SUBMISSIONS_TITLE = 'Submissions and acceptance';
 
-export function submissionsSummary(daily: MetricsDay[], totals: { accepted: number; failed: number; acceptance_ratio: number | null }): string {
-  return `Over ${daily.length} ${daily.length === 1 ? 'day' : 'days'}: ${integer(totals.accepted)} accepted, ${integer(totals.failed)} failed, acceptance ${percent(totals.acceptance_ratio)}.`;
+type Totals = MetricsSummary['totals'];
+
+export function submissionsSummary(daily: MetricsDay[], totals: Pick<Totals, 'accepted' | 'refused' | 'acceptance_ratio'>): string {
+  return `Over ${daily.length} ${daily.length === 1 ? 'day' : 'days'}: ${integer(totals.accepted)} accepted, ${integer(totals.refused)} refused, acceptance ${percent(totals.acceptance_ratio)}.`;
 }
 
 /** The ratio line's runs of consecutive days that have a ratio. */
@@ -29,8 +32,8 @@ function ratioRuns(daily: MetricsDay[]): Array<Array<{ i: number; ratio: number 
   return runs;
 }
 
-export function SubmissionsChart({ daily, totals }: { daily: MetricsDay[]; totals: { accepted: number; failed: number; acceptance_ratio: number | null } }) {
-  const ticks = niceAxis(Math.max(0, ...daily.map((d) => d.accepted + d.failed)));
+export function SubmissionsChart({ daily, totals }: { daily: MetricsDay[]; totals: Totals }) {
+  const ticks = niceAxis(Math.max(0, ...daily.map((d) => d.accepted + d.refused)));
   const top = ticks[ticks.length - 1]!;
   const slot = PLOT.width / Math.max(1, daily.length);
   const barWidth = Math.max(2, Math.min(40, slot * 0.7));
@@ -46,9 +49,24 @@ export function SubmissionsChart({ daily, totals }: { daily: MetricsDay[]; total
       testId="submissions-chart"
       legend={[
         { label: 'Accepted', className: 'accepted' },
-        { label: 'Failed', className: 'failed' },
+        { label: 'Refused', className: 'refused' },
         { label: 'Acceptance ratio', className: 'ratio', kind: 'line' },
       ]}
+      notes={
+        <>
+          <p className="metrics-notes">{ACCEPTANCE_MEANS}</p>
+          {totals.refused_by_reason.length > 0 && (
+            <ul className="metrics-reasons" aria-label="Refused, by reason">
+              {totals.refused_by_reason.map((r) => (
+                <li key={r.reason}>
+                  {REFUSAL_LABELS[r.reason]}: {integer(r.count)}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p className="metrics-notes">Kept for retry over the period: {integer(totals.failed)}.</p>
+        </>
+      }
       table={
         <table>
           <caption>{SUBMISSIONS_TITLE} per day</caption>
@@ -56,7 +74,8 @@ export function SubmissionsChart({ daily, totals }: { daily: MetricsDay[]; total
             <tr>
               <th scope="col">Day (UTC)</th>
               <th scope="col">Accepted</th>
-              <th scope="col">Failed</th>
+              <th scope="col">Refused</th>
+              <th scope="col">Kept for retry</th>
               <th scope="col">Acceptance</th>
             </tr>
           </thead>
@@ -65,6 +84,7 @@ export function SubmissionsChart({ daily, totals }: { daily: MetricsDay[]; total
               <tr key={d.day}>
                 <th scope="row">{longDayLabel(d.day)}</th>
                 <td>{integer(d.accepted)}</td>
+                <td>{integer(d.refused)}</td>
                 <td>{integer(d.failed)}</td>
                 <td>{percent(d.acceptance_ratio)}</td>
               </tr>
@@ -87,8 +107,8 @@ export function SubmissionsChart({ daily, totals }: { daily: MetricsDay[]; total
       {daily.map((d, i) => (
         <g key={d.day}>
           {d.accepted > 0 && <rect className="metrics-bar accepted" x={x(i) - barWidth / 2} y={y(d.accepted)} width={barWidth} height={PLOT.bottom - y(d.accepted)} />}
-          {d.failed > 0 && (
-            <rect className="metrics-bar failed" x={x(i) - barWidth / 2} y={y(d.accepted + d.failed)} width={barWidth} height={y(d.accepted) - y(d.accepted + d.failed)} />
+          {d.refused > 0 && (
+            <rect className="metrics-bar refused" x={x(i) - barWidth / 2} y={y(d.accepted + d.refused)} width={barWidth} height={y(d.accepted) - y(d.accepted + d.refused)} />
           )}
         </g>
       ))}

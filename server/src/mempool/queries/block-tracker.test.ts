@@ -5,6 +5,11 @@ import type { RpcCall, RpcClient } from '../../bitcoin/rpc-client.ts';
 import { ODDS_COUNTING_NOTE, ODDS_UNIDENTIFIED_NOTE, createBlockTracker } from './block-tracker.ts';
 import { poolRecogniser } from './pool-identity.ts';
 
+
+/** Mainnet addresses from Bitcoin Core's key_io_valid.json. */
+const POOL_ADDRESS = 'bc1qvyq0cc6rahyvsazfdje0twl7ez82ndmuac2lhv';
+const OTHER_ADDRESS = '1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
+
 /**
  * The pool's share over the last 144 and 1,008 blocks, on a chain held in
  * memory behind the node's RPC methods: each block read once, a
@@ -31,7 +36,7 @@ function fakeChain() {
     for (let i = 0; i < count; i++) {
       const height = active.length;
       const hash = `${fork}${height}`.padStart(64, 'f');
-      blocks.set(hash, { hash, height, prev: active.at(-1), tag: tag(height), address: tag(height) === 'pool' ? 'bc1qpool' : 'bc1qother' });
+      blocks.set(hash, { hash, height, prev: active.at(-1), tag: tag(height), address: tag(height) === 'pool' ? POOL_ADDRESS : OTHER_ADDRESS });
       active.push(hash);
     }
     return { hash: active.at(-1)!, height: active.length - 1 };
@@ -69,7 +74,7 @@ function fakeChain() {
 
 const quiet = { info() {}, warn() {}, error() {} };
 const byTag = poolRecogniser({ coinbaseTag: '/pool/', payoutAddresses: [], network: 'mainnet' });
-const byAddress = poolRecogniser({ coinbaseTag: '', payoutAddresses: [' bc1qpool ', ''], network: 'mainnet' });
+const byAddress = poolRecogniser({ coinbaseTag: '', payoutAddresses: [` ${POOL_ADDRESS.toUpperCase()} `, ''], network: 'mainnet' });
 
 test('shares over the last 144 and 1,008 blocks, each block read once, new tips one block at a time', async () => {
   const chain = fakeChain();
@@ -123,6 +128,22 @@ test('a young chain is judged on the blocks it has; without pool settings the od
   assert.equal(tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: [], network: 'regtest' })).last24h, 100);
   const none = tracker.odds(poolRecogniser({ coinbaseTag: 'NeverMined', payoutAddresses: [], network: 'regtest' }));
   assert.deepEqual([none.last24h, none.last7d, none.expectedNextBlockSeconds], [0, 0, null]);
+});
+
+test('a stored payout address the network cannot have matches nothing and counts for nothing: odds unknown, never 0%', async () => {
+  const chain = fakeChain();
+  const tip = chain.extend(200, () => 'pool');
+  const tracker = createBlockTracker({ rpc: chain.rpc, log: quiet });
+  await tracker.follow(tip);
+  for (const bad of [['notanaddress'], ['bcrt1qdavt4j2sd7dlhqsavtnfxvzppw6k7qy97tmnu9'], [`${POOL_ADDRESS.slice(0, -1)}w`]]) {
+    const odds = tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: bad, network: 'mainnet' }));
+    assert.deepEqual([odds.last24h, odds.last7d, odds.note], [null, null, ODDS_UNIDENTIFIED_NOTE], bad[0]);
+  }
+  // Beside a good one, a bad one is left out and the good one still counts.
+  assert.equal(tracker.odds(poolRecogniser({ coinbaseTag: '', payoutAddresses: ['notanaddress', POOL_ADDRESS], network: 'mainnet' })).last24h, 100);
+  // A tag no coinbase can hold is no identification either.
+  const tooLong = tracker.odds(poolRecogniser({ coinbaseTag: 'x'.repeat(101), payoutAddresses: [], network: 'mainnet' }));
+  assert.deepEqual([tooLong.last24h, tooLong.note], [null, ODDS_UNIDENTIFIED_NOTE]);
 });
 
 test('odds that are unknown say why: blank pool identification on a real network, or blocks still being counted', async () => {

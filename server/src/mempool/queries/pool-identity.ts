@@ -1,3 +1,6 @@
+import { checkAddress, isAddressNetwork } from '../../bitcoin/address.ts';
+import { MAX_COINBASE_TAG_BYTES } from '../../modules/settings/setting-values.ts';
+
 /**
  * Which blocks are the pool's own, from the settings staff edit
  * (migrations/001_settings.sql): `pool_coinbase_tag`, text the pool writes
@@ -27,9 +30,33 @@ export interface PoolIdentity {
 /** Whether a coinbase is the pool's; undefined when the settings identify nothing (outside regtest). */
 export type PoolRecogniser = ((coinbase: CoinbaseInfo) => boolean) | undefined;
 
+/**
+ * Only what could identify a block on this network counts. The settings
+ * screen refuses anything else, but a value stored before it did (or written
+ * to the table by hand) must not turn "unknown" into "0%": an address of
+ * another network, or no address at all, is left out, as is a tag longer
+ * than any coinbase can hold. Addresses are compared as the node writes them
+ * (bech32 in lower case).
+ */
+function usableAddresses(payoutAddresses: readonly string[], network: string): Set<string> {
+  const usable = new Set<string>();
+  for (const raw of payoutAddresses) {
+    const text = raw.trim();
+    if (text === '') continue;
+    if (!isAddressNetwork(network)) {
+      usable.add(text);
+      continue;
+    }
+    const checked = checkAddress(text, network);
+    if (checked.ok) usable.add(checked.address);
+  }
+  return usable;
+}
+
 export function poolRecogniser(identity: PoolIdentity): PoolRecogniser {
-  const tag = identity.coinbaseTag.trim();
-  const addresses = new Set(identity.payoutAddresses.map((a) => a.trim()).filter((a) => a !== ''));
+  const trimmed = identity.coinbaseTag.trim();
+  const tag = Buffer.byteLength(trimmed, 'utf8') <= MAX_COINBASE_TAG_BYTES ? trimmed : '';
+  const addresses = usableAddresses(identity.payoutAddresses, identity.network);
   if (tag === '' && addresses.size === 0) return identity.network === 'regtest' ? () => true : undefined;
   const tagBytes = Buffer.from(tag, 'utf8');
   return (coinbase) => (tag !== '' && coinbase.scriptSig.includes(tagBytes)) || coinbase.addresses.some((a) => addresses.has(a));

@@ -37,6 +37,13 @@ export const SettingUpdate = Type.Object(
       ),
     ),
     description: Type.Optional(Type.String({ maxLength: 1000, description: 'The new description; absent leaves it as it is' })),
+    // The view's read-only fields, so that a row read from the view can be edited and sent back as it is.
+    // They are ignored: a setting's type and bounds are the stored ones, never what a client says they are.
+    value_type: Type.Optional(Type.String({ maxLength: 32, description: 'Read-only, as the view gives it; ignored' })),
+    min_value: Type.Optional(Nullable(Type.Number({ description: 'Read-only, as the view gives it; ignored' }))),
+    max_value: Type.Optional(Nullable(Type.Number({ description: 'Read-only, as the view gives it; ignored' }))),
+    required: Type.Optional(Type.Boolean({ description: 'Read-only, as the view gives it; ignored' })),
+    updated_at: Type.Optional(Type.String({ maxLength: 64, description: 'Read-only, as the view gives it; ignored' })),
   },
   { additionalProperties: false },
 );

@@ -24,8 +24,9 @@ export interface SettingsService {
   update(body: SettingsUpdateBody, who: string | ChangeActor): Promise<SettingsResponse>;
 }
 
-export function createSettingsService(deps: { db: Database; settings: SettingsStore }): SettingsService {
-  const { db, settings } = deps;
+/** `network`: the node's, which the pool's payout addresses must belong to. */
+export function createSettingsService(deps: { db: Database; settings: SettingsStore; network: string }): SettingsService {
+  const { db, settings, network } = deps;
   return {
     async view() {
       return { result: await listSettings(db) };
@@ -47,7 +48,7 @@ export function createSettingsService(deps: { db: Database; settings: SettingsSt
           if (setting.item !== sent.item.trim()) throw new ApiError(400, itemMismatchMessage(sent.id, setting.item, sent.item));
           // Saving a setting unchanged never fails, whatever is stored (a value from before a rule existed, say).
           const unchanged = sent.value !== undefined && sent.value !== null && String(sent.value).trim() === setting.value;
-          const checked = unchanged ? { ok: true as const, value: setting.value } : checkSettingValue(setting, sent.value);
+          const checked = unchanged ? { ok: true as const, value: setting.value } : checkSettingValue(setting, sent.value, { network });
           if (!checked.ok) {
             errors.add(setting.item, checked.message);
             continue;

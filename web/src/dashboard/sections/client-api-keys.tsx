@@ -4,8 +4,10 @@ import type { ClientRow } from '../../api/lists.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { formFailure, FormError } from '../../components/form-field.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { formatDateTime } from '../../lib/format.ts';
 
-const when = (iso: string | null) => (iso === null ? '' : new Date(iso).toLocaleString());
+/** The dashboard's date format (SPEC.md section 9), with the time: yyyy-MM-dd HH:mm:ss. */
+const when = (iso: string | null) => (iso === null ? '' : formatDateTime(iso));
 
 /**
  * The API keys of one client (administrators): a key for the public API's

@@ -12,8 +12,10 @@ import type { ClientRow } from '../../api/lists.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { formFailure, FormError } from '../../components/form-field.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
+import { formatDateTime } from '../../lib/format.ts';
 
-const when = (iso: string | null) => (iso === null ? '' : new Date(iso).toLocaleString());
+/** The dashboard's date format (SPEC.md section 9), with the time: yyyy-MM-dd HH:mm:ss. */
+const when = (iso: string | null) => (iso === null ? '' : formatDateTime(iso));
 
 /**
  * One client's webhook (administrators): the URL that receives the events

@@ -90,7 +90,14 @@ function ValueInput({ setting, ...props }: { setting: SettingRow } & UseFormRegi
   }
 }
 
+/** What the server checks beyond the type (setting-values.ts ITEM_RULES), said before it is sent. */
+const ITEM_HINTS: Record<string, string> = {
+  pool_payout_addresses: "Addresses of this portal's network, separated by commas",
+  pool_coinbase_tag: 'The text the pool writes in its coinbase, at most 95 bytes',
+};
+
 function boundsHint(setting: SettingRow): string | null {
+  if (Object.hasOwn(ITEM_HINTS, setting.item)) return ITEM_HINTS[setting.item]!;
   if (setting.value_type !== 'number') return null;
   const { min_value: min, max_value: max } = setting;
   if (min !== null && max !== null) return `A number from ${min} to ${max}`;
