@@ -47,7 +47,9 @@ for (const engine of testDatabases()) describe(`node down or too slow (${engine.
   const failure = async (txid: string) =>
     (await db.query<{ status: string; errors: string[]; tx_hex: string }>('SELECT status, errors, tx_hex FROM failed_txs WHERE txid = $1', [txid])).rows[0];
 
-  test('a node that does not answer in time leaves a Timeout row with the whole transaction', async () => {
+  // It timed out while it was being priced: it never reached the node as a submission, so its row is
+  // Failed, not Timeout (a Timeout row says the node may have taken it from the portal: portal_accepted).
+  test('a node that does not answer in time leaves a Failed row with the whole transaction', async () => {
     const port = (hung.address() as net.AddressInfo).port;
     const rpc = createRpcClient({ url: `http://127.0.0.1:${port}`, auth: { kind: 'userpass', user: 'u', password: 'p' }, timeoutMs: 300, maxConcurrency: 2 });
     const t: TestApp = await startTestApp(node, db, { rpc });
@@ -57,7 +59,7 @@ for (const engine of testDatabases()) describe(`node down or too slow (${engine.
       assert.equal(res.statusCode, 503);
       assert.deepEqual(res.body, { status: 'error', message: NODE_UNAVAILABLE_MESSAGE });
       const row = await failure(tx.txid);
-      assert.equal(row?.status, 'Timeout');
+      assert.equal(row?.status, 'Failed');
       assert.equal(row?.tx_hex, tx.hex);
       assert.match(row.errors[0]!, /did not answer/);
     } finally {

@@ -12,6 +12,7 @@ import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp } from './helpers/test-app.ts';
 import { until } from './helpers/until.ts';
+import { lockedChildOf } from './helpers/signed-spends.ts';
 
 /**
  * The Slipstream-compatible public API (`/api/*`) end to end, on a real
@@ -231,10 +232,9 @@ for (const engine of testDatabases()) {
       assert.deepEqual(pkg.rows[0]?.txids, [parent.txid, child.txid]);
 
       const p2 = await node.buildTx({ feeRate: 3 });
-      const c2 = await node.buildChild({ parentHex: p2.hex, vout: 0, feeRate: 5 });
-      const decoded = decodeTxHex(c2.hex);
-      const sig = decoded.inputs[0]!.witness[0]!;
-      const broken = encodeTxHex({ ...decoded, inputs: decoded.inputs.map((i) => ({ ...i, witness: [sig.slice(0, 20) + (sig[20] === '0' ? '1' : '0') + sig.slice(21), ...i.witness.slice(1)] })) });
+      // Signed, but locked until a later block: the node takes the parent and refuses the child (non-final).
+      const c2 = await lockedChildOf(node, p2.hex);
+      const broken = c2.hex;
       const part = await post<PackageAnswer>(t.app, '/api/transactions/packages', { tx_hexes: [p2.hex, broken] });
       assert.equal(part.statusCode, 400);
       assert.equal(part.body.status, 'error');

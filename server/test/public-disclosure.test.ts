@@ -1,10 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { btcToSats } from '../src/bitcoin/amounts.ts';
-import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import { createHash } from 'node:crypto';
+import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import { OTHER_WITNESS_MESSAGE } from '../src/modules/submission/submission-rules.ts';
 import { REMOVAL_MESSAGES, REPLACED_ELSEWHERE_MESSAGE } from '../src/modules/status/removal-finder.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
-import { unsignedSpendOf } from './helpers/keyless-spends.ts';
+import { OP_TRUE_P2WSH, unsignedSpendOf } from './helpers/keyless-spends.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -137,6 +139,61 @@ for (const engine of testDatabases()) {
       const res = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: unsignedSpendOf(funding.txid, 0, value) });
       assert.equal(res.statusCode, 422);
       assert.doesNotMatch(JSON.stringify(res.body), new RegExp(privateSpend.txid));
+    });
+
+    test('a private transaction\'s copy with its witness stripped is refused as a never-sent one is, on every path', async () => {
+      const hidden = await node.buildTx({ feeRate: 5 });
+      await node.rpc.call('sendrawtransaction', [hidden.hex]);
+      const stranger = await node.buildTx({ feeRate: 5 });
+      const stripped = (hex: string) => encodeTxHex({ ...decodeTxHex(hex), inputs: decodeTxHex(hex).inputs.map((i) => ({ ...i, witness: [] })) });
+      const answers = async (hex: string) => ({
+        submit: await post(t.app, '/rest-api/submit-tx', { tx_hex: hex }),
+        pkg: await post(t.app, '/rest-api/submit-package', { tx_hexes: [hex] }),
+        dry: await post(t.app, '/api/transactions', { tx_hex: hex, skip_mempool_submission: true }),
+      });
+      const ofHidden = await answers(stripped(hidden.hex));
+      const ofStranger = await answers(stripped(stranger.hex));
+      for (const path of ['submit', 'pkg', 'dry'] as const) {
+        // 422 on /rest-api, 400 on the Slipstream-compatible /api: refused either way, and alike.
+        assert.ok(ofHidden[path].statusCode === 422 || ofHidden[path].statusCode === 400, `${path}: ${JSON.stringify(ofHidden[path].body)}`);
+        assert.deepEqual([ofHidden[path].statusCode, ofHidden[path].body], [ofStranger[path].statusCode, ofStranger[path].body], path);
+      }
+      assert.equal((await status(hidden.txid)).statusCode, 404, 'still not the portal\'s');
+    });
+
+    test('another witness the portal cannot check, for a private transaction: refused, not recorded, the private copy still private', async () => {
+      // P2WSH of OP_DROP OP_TRUE: any first witness item spends it, so two witnesses give one txid.
+      const script = '7551';
+      const { segwit } = await node.rpc.call<{ segwit: { address: string } }>('decodescript', [script]);
+      const fundingTxid = await node.wallet.call<string>('sendtoaddress', [segwit.address, 0.001]);
+      await node.mine(1);
+      const funding = decodeTxHex(await node.rpc.call<string>('getrawtransaction', [fundingTxid, 0]));
+      const vout = funding.outputs.findIndex((o) => o.scriptPubKey === `0020${createHash('sha256').update(Buffer.from(script, 'hex')).digest('hex')}`);
+      const spend = (item: string) =>
+        encodeTxHex({
+          version: 2,
+          locktime: 0,
+          inputs: [{ txid: fundingTxid, vout, scriptSig: '', sequence: 0xffff_fffd, witness: [item, script] }],
+          outputs: [{ value: 100_000 - 20_000, scriptPubKey: OP_TRUE_P2WSH }],
+        });
+      const privateCopy = spend('aa');
+      const ours = spend('bbbb');
+      assert.equal(decodeTxHex(privateCopy).txid, decodeTxHex(ours).txid);
+      await node.rpc.call('sendrawtransaction', [privateCopy]);
+      const txid = decodeTxHex(ours).txid;
+
+      const res = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: ours });
+      assert.equal(res.statusCode, 422, JSON.stringify(res.body));
+      assert.equal(res.body.message, OTHER_WITNESS_MESSAGE);
+      const pkg = await post<{ result?: { package_msg: string } }>(t.app, '/rest-api/submit-package', { tx_hexes: [ours] });
+      assert.equal(pkg.statusCode, 422, JSON.stringify(pkg.body));
+      assert.doesNotMatch(JSON.stringify(pkg.body), new RegExp(decodeTxHex(privateCopy).wtxid));
+      const dry = await post<{ message: string }>(t.app, '/api/transactions', { tx_hex: ours, skip_mempool_submission: true });
+      assert.deepEqual([dry.statusCode, dry.body.message], [400, OTHER_WITNESS_MESSAGE]);
+      const { rows } = await db.query('SELECT 1 FROM tx_submissions WHERE txid = $1 UNION ALL SELECT 1 FROM package_tx_outcomes WHERE txid = $1', [txid]);
+      assert.equal(rows.length, 0, 'nothing recorded');
+      assert.equal((await status(txid)).statusCode, 404);
+      await node.mine(1);
     });
   });
 }

@@ -8,6 +8,7 @@ import type { ApiError } from '../src/http/errors.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
 import { createSubmissionService } from '../src/modules/submission/submission.service.ts';
+import { invalidSignatureMessage } from '../src/modules/submission/submission-rules.ts';
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -195,34 +196,22 @@ for (const engine of testDatabases()) {
       assert.ok(Math.abs(priced!.functional_rate! - withParent) < 1e-9, `functional rate ${priced!.functional_rate}, with the recorded parent alone ${withParent}`);
     });
 
-    test('submit-tx: a conflicting spend of a private transaction gets one generic answer, whatever its fee; the node\'s words go to the audit trail', async () => {
+    test('submit-tx: an unsigned spend of a coin a private transaction spends gets the answer a coin nobody spends gets, whatever its fee', async () => {
       const hidden = await node.buildTx({ feeRate: 20 });
       await node.rpc.call('sendrawtransaction', [hidden.hex]);
       const coin = decodeTxHex(hidden.hex).inputs[0]!;
       const value = await coinValue(coin.txid, coin.vout);
 
-      // Under the private transaction's rate (a failed replacement), and over it (the node goes on to the missing signature).
+      // Under the private transaction's rate and over it: the portal checks the (made-up) signature before
+      // the node is asked, so the node's conflict checks, which run before its script checks, never answer.
       const under = await submit(spendOf(coin.txid, coin.vout, value, 8));
       const over = await submit(spendOf(coin.txid, coin.vout, value, 60));
-      assert.equal(under.statusCode, 422);
-      assert.match(under.body.message, /conflicts with a transaction already in the pool's mempool/);
-      assert.doesNotMatch(under.body.message, FIGURES);
-      assert.deepEqual({ statusCode: over.statusCode, body: over.body }, { statusCode: under.statusCode, body: under.body }, 'the fee of the private spend cannot be bisected');
-
-      await t.audit.flush();
-      const { rows } = await db.query<{ error_message: string; response_payload: string }>(
-        `SELECT error_message, response_payload FROM audit_logs WHERE endpoint = '/rest-api/submit-tx' AND request_payload LIKE '%' || $1 || '%' ORDER BY id`,
-        [spendOf(coin.txid, coin.vout, value, 8).slice(0, 200)],
-      );
-      assert.equal(rows.length, 1);
-      assert.match(rows[0]!.error_message, /insufficient fee/, 'staff see the node\'s reason');
-      assert.doesNotMatch(rows[0]!.response_payload, /insufficient fee/);
-
-      // The residual the node leaves: a spend of a coin nobody else spends gets as far as its (missing) signature.
       const free = decodeTxHex((await node.buildTx({ feeRate: 3 })).hex).inputs[0]!;
       const unspent = await submit(spendOf(free.txid, free.vout, await coinValue(free.txid, free.vout), 8));
-      assert.equal(unspent.statusCode, 422);
-      assert.match(unspent.body.message, /script-verify|Witness/);
+      assert.equal(under.statusCode, 422);
+      assert.equal(under.body.message, invalidSignatureMessage(0));
+      assert.deepEqual({ statusCode: over.statusCode, body: over.body }, { statusCode: under.statusCode, body: under.body }, 'the fee of the private spend cannot be bisected');
+      assert.deepEqual({ statusCode: unspent.statusCode, body: unspent.body }, { statusCode: under.statusCode, body: under.body }, 'nor whether anything spends the coin');
     });
 
     test('submit-tx: replacing one\'s own submission still gets the node\'s reason; not when the replacement would also evict a private spend of it', async () => {
@@ -243,7 +232,7 @@ for (const engine of testDatabases()) {
       assert.doesNotMatch(again.body.message, FIGURES);
     });
 
-    test('submit-package: a member conflicting with a private transaction gets the generic answer, in the message and the per-transaction results', async () => {
+    test('submit-package: an unsigned member spending what a private transaction spends is refused without a word of the conflict', async () => {
       const hidden = await node.buildTx({ feeRate: 20 });
       await node.rpc.call('sendrawtransaction', [hidden.hex]);
       const coin = decodeTxHex(hidden.hex).inputs[0]!;
@@ -254,8 +243,9 @@ for (const engine of testDatabases()) {
       const res = await post<SubmitBody>(t.app, '/rest-api/submit-package', { tx_hexes: [parent, child] });
       assert.equal(res.statusCode, 422);
       const text = JSON.stringify(res.body);
-      assert.match(res.body.message, /conflicts with a transaction already in the pool's mempool/);
-      assert.doesNotMatch(text, /insufficient fee|feerate|rejecting replacement/);
+      // Refused by the portal's signature check before the node is asked: nothing of the conflict is said.
+      assert.equal(res.body.message, invalidSignatureMessage(0, 0));
+      assert.doesNotMatch(text, /insufficient fee|feerate|rejecting replacement|conflicts with/);
       assert.ok(!text.includes(hidden.txid), 'the private transaction is not named');
     });
   });

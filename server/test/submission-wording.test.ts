@@ -4,6 +4,7 @@ import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { post, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { fundCoins, signedSpend } from './helpers/signed-spends.ts';
 
 /**
  * What users read when they paste and submit: hex wrapped over lines is
@@ -118,10 +119,10 @@ for (const engine of testDatabases()) {
 
     describe('the node\'s reasons in plain words', () => {
       test('a time-locked transaction: non-final, explained', async () => {
-        const tx = await node.buildTx({ feeRate: 3 });
         const height = await node.rpc.call<number>('getblockcount');
-        // The wallet signs with a non-final sequence (replace-by-fee), so a lock time ahead makes the node say non-final before it checks signatures.
-        const locked = encodeTxHex({ ...decodeTxHex(tx.hex), locktime: height + 100 });
+        // Signed with a lock time ahead (and a non-final sequence): valid, but not yet final.
+        const [coin] = await fundCoins(node, ['bech32']);
+        const locked = (await signedSpend(node, [coin!], { locktime: height + 100, feeSats: 20_000 })).hex;
         const res = await post<Answer>(t.app, '/rest-api/submit-tx', { tx_hex: locked });
         assert.equal(res.statusCode, 422);
         assert.match(res.body.message, /^The transaction is time-locked: its lock time has not been reached yet.* \(node: non-final\)$/);

@@ -5,6 +5,7 @@ import { FEE_TOO_LOW_MESSAGE, MAINTENANCE_MESSAGE, MISSING_INPUTS_MESSAGE } from
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { lockedChildOf } from './helpers/signed-spends.ts';
 
 /**
  * The public submission API end to end: a real regtest node decides, a real
@@ -163,14 +164,9 @@ for (const engine of testDatabases()) {
 
     test('a package the node takes only in part records the members it took', async () => {
       const parent = await node.buildTx({ feeRate: 3 });
-      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
-      // Same txid, broken signature: the node takes the parent alone and refuses the child.
-      const decoded = decodeTxHex(child.hex);
-      const sig = decoded.inputs[0]!.witness[0]!;
-      const broken = encodeTxHex({
-        ...decoded,
-        inputs: decoded.inputs.map((input) => ({ ...input, witness: [sig.slice(0, 20) + (sig[20] === '0' ? '1' : '0') + sig.slice(21), ...input.witness.slice(1)] })),
-      });
+      // A child the node refuses after it took the parent: signed, but locked until a later block (non-final).
+      const child = await lockedChildOf(node, parent.hex);
+      const broken = child.hex;
       const res = await post<{ status: string; message: string; result: { package_msg: string } }>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, broken] });
       assert.equal(res.statusCode, 422);
       assert.notEqual(res.body.result.package_msg, 'success');

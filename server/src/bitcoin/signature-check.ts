@@ -212,3 +212,22 @@ export function checkSignatures(tx: DecodedTx, spent: ReadonlyArray<SpentOutput 
   }
   return { ok: true };
 }
+
+/**
+ * The first segwit input of `tx` whose signature the portal can check and
+ * that fails; undefined when every checkable one verifies. Only witness
+ * inputs: a legacy signature is part of the txid, so no other copy of the
+ * transaction can share it, and legacy digests cost quadratic hashing
+ * (left to the node). Inputs of a kind the portal cannot check, or whose
+ * spent output is unknown, are left to the node too.
+ */
+export function firstInvalidInput(tx: DecodedTx, spent: ReadonlyArray<SpentOutput | undefined>): number | undefined {
+  if (tx.inputs.length > MAX_CHECKED_INPUTS || spent.some((s) => s === undefined)) return undefined;
+  const known = spent as readonly SpentOutput[];
+  const cache = sighashCache(tx, known);
+  for (let i = 0; i < tx.inputs.length; i++) {
+    if (P2PKH.test(known[i]!.script.toLowerCase())) continue;
+    if (checkInput(cache, i) === 'invalid') return i;
+  }
+  return undefined;
+}

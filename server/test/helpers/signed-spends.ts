@@ -70,3 +70,21 @@ export async function signedSpend(node: TestNode, coins: readonly WalletCoin[], 
   const { txid } = await node.rpc.call<{ txid: string }>('decoderawtransaction', [signed.hex]);
   return { hex: signed.hex, txid, locktime: options.locktime, coins: [...coins], spent: coins.map((c) => ({ value: c.sats, script: c.scriptPubKey })), unsignedHex };
 }
+
+/**
+ * A child of `parentHex`'s output 0, signed by the wallet, but locked until
+ * `lockedFor` blocks past the tip: valid, and refused by the node as
+ * non-final (after it took the parent, in a package). The node need not
+ * know the parent.
+ */
+export async function lockedChildOf(node: TestNode, parentHex: string, lockedFor = 100): Promise<{ hex: string; txid: string }> {
+  const parent = await node.rpc.call<{ txid: string; vout: Array<{ value: number; scriptPubKey: { hex: string } }> }>('decoderawtransaction', [parentHex]);
+  const output = parent.vout[0]!;
+  const height = await node.rpc.call<number>('getblockcount');
+  const sats = Math.round(output.value * 1e8);
+  const raw = await node.rpc.call<string>('createrawtransaction', [[{ txid: parent.txid, vout: 0, sequence: 0xffff_fffd }], [{ [await node.address()]: (sats - 20_000) / 1e8 }], height + lockedFor]);
+  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [raw, [{ txid: parent.txid, vout: 0, scriptPubKey: output.scriptPubKey.hex, amount: output.value }]]);
+  if (!signed.complete) throw new Error('The wallet could not sign the locked child');
+  const { txid } = await node.rpc.call<{ txid: string }>('decoderawtransaction', [signed.hex]);
+  return { hex: signed.hex, txid };
+}

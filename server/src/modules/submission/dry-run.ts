@@ -9,7 +9,8 @@ import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { functionalClears } from '../pricing/fee-math.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
-import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT, MISSING_INPUTS_MESSAGE } from './submission-rules.ts';
+import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT, MISSING_INPUTS_MESSAGE, OTHER_WITNESS_MESSAGE } from './submission-rules.ts';
+import { refuseInvalidSignatures } from './signature-check.ts';
 import { decodeEach, decodeOrReject, normaliseItems } from './tx-decoding.ts';
 
 /**
@@ -24,7 +25,9 @@ import { decodeEach, decodeOrReject, normaliseItems } from './tx-decoding.ts';
  */
 
 /** The node's answers that mean "it is already there", which sendrawtransaction answers with success. */
-const ALREADY_THERE = /^txn-already-(in-mempool|known)$|^txn-same-nonwitness-data-in-mempool$/;
+const ALREADY_THERE = /^txn-already-(in-mempool|known)$/;
+/** The node holds the same txid with another witness: "already there" only when that copy is the portal's (submit-tx.ts). */
+const OTHER_COPY_THERE = /^txn-same-nonwitness-data-in-mempool$/;
 
 /** Judges one transaction as submit-tx would, up to the node's verdict (testmempoolaccept) instead of sending it. */
 export async function checkTx(
@@ -45,12 +48,16 @@ export async function checkTx(
     throw nodeFailure(error);
   }
   if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+  refuseInvalidSignatures([priced]);
   if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {
     throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
   }
   // The public network's verdict is asked beside the pool node's, and never fails the answer.
   const [[reason], standard] = await Promise.all([verdicts(service, [hex]), judgeStandard(service, [{ tx, hex }])]);
-  if (reason !== undefined && !ALREADY_THERE.test(reason)) {
+  if (reason !== undefined && OTHER_COPY_THERE.test(reason) && !(await service.portalTxids([tx.txid])).has(tx.txid)) {
+    throw new ApiError(422, OTHER_WITNESS_MESSAGE, notice(ctx));
+  }
+  if (reason !== undefined && !ALREADY_THERE.test(reason) && !OTHER_COPY_THERE.test(reason)) {
     const { message, staffDetail } = await service.conflicts.publicReason(reason, [tx]);
     throw new ApiError(422, message, notice(ctx), staffDetail);
   }

@@ -43,6 +43,9 @@ export const PRIVATE_CONFLICT_MESSAGE = "The transaction conflicts with a transa
 export const CONFLICT_REASONS =
   /txn-mempool-conflict|insufficient fee|replacement-adds-unconfirmed|too many potential replacements|too-many-replacements|bad-txns-spends-conflicting-tx|less fees than conflicting|package RBF failed|does not improve feerate diagram|bip125-replacement-disallowed/;
 
+/** The node's chain-limit refusals (validation.cpp, policy/packages.cpp; Core 31's cluster limit), by their codes. */
+const CHAIN_LIMIT_REASONS = /too-long-mempool-chain|package-mempool-limits|too-large-cluster/;
+
 /** Outpoints per gettxspendingprevout call and transactions per descendants batch. */
 const CHUNK = 1_000;
 
@@ -106,6 +109,10 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
    * generic sentence with the node's for staff.
    */
   async function publicReason(reason: string, txs: readonly DecodedTx[]): Promise<{ message: string; staffDetail?: string }> {
+    // Chain limits are measured over every relative in the mempool, the pool's private ones too: the
+    // sizes and counts the node gives would let an unsigned child measure them. Only the code is told.
+    const limit = CHAIN_LIMIT_REASONS.exec(reason);
+    if (limit) return { message: explainRejectReason(limit[0]), staffDetail: reason };
     return (await conflictsPrivately(txs, reason)) ? { message: PRIVATE_CONFLICT_MESSAGE, staffDetail: reason } : { message: explainRejectReason(reason) };
   }
 

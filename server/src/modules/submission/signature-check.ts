@@ -1,4 +1,6 @@
-import { checkSignatures, type SignatureVerdict } from '../../bitcoin/signature-check.ts';
+import { checkSignatures, firstInvalidInput, type SignatureVerdict } from '../../bitcoin/signature-check.ts';
+import { ApiError } from '../../http/errors.ts';
+import { invalidSignatureMessage } from './submission-rules.ts';
 import type { PricedTx } from './prevouts.ts';
 
 /**
@@ -16,4 +18,22 @@ export function signaturesVerdict(priced: readonly PricedTx[] | undefined): Sign
     if (!verdict.ok) return { ...verdict, txid: p.tx.txid };
   }
   return { ok: true };
+}
+
+/**
+ * Refuses, before the node is asked, a submission with an input whose
+ * signature the portal can check and that fails. The node matches a
+ * transaction it already holds by txid before it checks any signature, and
+ * a segwit txid does not cover the witness: without this, anyone holding a
+ * private transaction's unsigned form would hear "success" for a copy with
+ * a made-up witness, where an unknown transaction hears the script failure.
+ * Checked here, both hear the same refusal (for the input kinds
+ * signature-check.ts verifies; README, "How a submission is judged", says
+ * what remains for the others).
+ */
+export function refuseInvalidSignatures(priced: readonly PricedTx[]): void {
+  priced.forEach((p, position) => {
+    const input = firstInvalidInput(p.tx, p.spent);
+    if (input !== undefined) throw new ApiError(422, invalidSignatureMessage(input, priced.length > 1 ? position : undefined));
+  });
 }

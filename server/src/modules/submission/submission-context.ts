@@ -181,7 +181,10 @@ export async function fail(service: SubmissionContext, failure: FailedSubmission
     service.log.info({ txid: failure.txid, input: verdict.input, reason: verdict.reason }, 'A failed submission is not kept: its signatures could not be verified');
     return;
   }
-  const status = error instanceof RpcTransportError && error.kind === 'timeout' ? 'Timeout' : 'Failed';
+  // Timeout says the node may have taken it from the portal (so it counts as the portal's: portal_accepted):
+  // only a send that timed out, of a transaction whose signatures were checked. One that timed out while
+  // it was being priced never reached the node as a submission.
+  const status = error instanceof RpcTransportError && error.kind === 'timeout' && !unpriced ? 'Timeout' : 'Failed';
   const message = error instanceof Error ? error.message : String(error);
   // The failure row is what lets staff retry: if even that cannot be written,
   // the user still gets an error and keeps their transaction.

@@ -19,3 +19,17 @@ export const MAINTENANCE_MESSAGE = 'Submissions are paused for maintenance. Plea
  * (bitcoin/reject-reasons.ts), which says no more.
  */
 export const MISSING_INPUTS_MESSAGE = explainRejectReason('missing-inputs');
+
+/** A checkable signature failed (signature-check.ts): the portal's refusal, the same whatever the node holds. */
+export function invalidSignatureMessage(input: number, member?: number): string {
+  const where = member === undefined ? `input ${input}` : `input ${input} of transaction ${member + 1} of the package`;
+  return `A signature check failed: the transaction is not validly signed for the outputs it spends (${where}).`;
+}
+
+/**
+ * The node holds a transaction with this txid and another witness (segwit
+ * txids do not cover it) that was not submitted here: this copy was not
+ * taken, and nothing of the other is said.
+ */
+export const OTHER_WITNESS_MESSAGE =
+  "This transaction was not taken: the mining node holds a transaction with the same txid and another witness, so this copy would not be the one mined.";

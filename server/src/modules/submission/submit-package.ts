@@ -12,7 +12,8 @@ import { recordCpfpLinks, type CpfpLink } from './cpfp-links.repository.ts';
 import { judgePackage, type PricedMember } from './package-cpfp.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { fail, nodeVerdict, notice, openForSubmissions, pricingContext, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
-import { PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import { OTHER_WITNESS_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import { refuseInvalidSignatures } from './signature-check.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
 import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
@@ -38,6 +39,7 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
   const txids = txs.map((t) => t.txid);
   const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
   const [ctx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
+  refuseInvalidSignatures(priced);
 
   const members = priced as PricedMember[];
   const { unpaid, lifted } = judgePackage(members, ctx.threshold);
@@ -53,6 +55,7 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
     await fail(service, { ...failure, priced }, error);
     throw await service.conflicts.refusal(error, txs);
   }
+  result = await withoutOtherCopies(service, result);
   await keepAccepted(service, result, priced, hexes, clientCode, ctx, options, lifted);
   // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
   const shown = await publicPackageResult(service.portalTxids, result);
@@ -102,6 +105,26 @@ async function childrenPass(service: SubmissionContext, txs: DecodedTx[], hexes:
   if (final === undefined) return;
   const { message, staffDetail } = await service.conflicts.publicReason(final, txs);
   throw new ApiError(422, staffDetail === undefined ? explainRejectReason(final) : message, notice(ctx), staffDetail);
+}
+
+/**
+ * A member the node answered with `other-wtxid` was not taken: the node
+ * holds the same txid with another witness. When that copy is not the
+ * portal's it is private, and the member is answered as refused (as
+ * submit-tx answers it), so that neither the answer nor the records say
+ * the pool holds it; the package then failed in part.
+ */
+async function withoutOtherCopies(service: SubmissionContext, result: SubmitPackageResult): Promise<SubmitPackageResult> {
+  const entries = Object.entries(result['tx-results'] ?? {});
+  // submitpackage's member results carry more than the schema names (additionalProperties).
+  const otherWtxid = (r: object) => (r as { 'other-wtxid'?: string })['other-wtxid'];
+  const others = entries.flatMap(([, r]) => (otherWtxid(r) !== undefined && r.txid ? [r.txid] : []));
+  if (others.length === 0) return result;
+  const ours = await service.portalTxids(others);
+  const refused = (r: SubmitPackageResult['tx-results'][string]) => otherWtxid(r) !== undefined && r.txid !== undefined && !ours.has(r.txid);
+  if (!entries.some(([, r]) => refused(r))) return result;
+  const txResults = Object.fromEntries(entries.map(([wtxid, r]) => [wtxid, refused(r) ? { txid: r.txid, error: OTHER_WITNESS_MESSAGE } : r]));
+  return { ...result, package_msg: 'transaction failed', 'tx-results': txResults };
 }
 
 /** Members the node took are in its mempool even when the package as a whole failed: they are recorded all the same. */

@@ -10,7 +10,8 @@ import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { fail, nodeVerdict, notice, offer, openForSubmissions, pricingContext, pricingFor, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
 import { submitPackage } from './submit-package.ts';
 import { claimSubmission, releaseClaim, type NewSubmission } from './submission.repository.ts';
-import { FEE_TOO_LOW_MESSAGE } from './submission-rules.ts';
+import { FEE_TOO_LOW_MESSAGE, OTHER_WITNESS_MESSAGE } from './submission-rules.ts';
+import { refuseInvalidSignatures } from './signature-check.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { SubmitResponse } from './submission.schemas.ts';
 import { compactHex, decodeOrReject } from './tx-decoding.ts';
@@ -32,6 +33,7 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
 
   const failure: TxFailure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
   const [ctx, priced] = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
+  refuseInvalidSignatures([priced]);
 
   const own = { feeSats: priced.fee, vsize: priced.vsize };
   if (!functionalClears(own, priced.mempoolAncestors, ctx.threshold)) {
@@ -122,12 +124,16 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
   // heard "success" must find it recorded. With the pending row in place a
   // failure to record still answers success (the block scan settles the
   // row later); without it, the failure is the answer.
-  const recorded = records.track(
-    holdsOurCopy(service, tx).then(async (ours) => {
-      if (ours) return records.keep({ kind: 'tx', submission });
-      await releaseClaim(db, tx.txid, claim);
-    }),
-  );
+  if (!(await holdsOurCopy(service, tx))) {
+    // Another copy (same txid, other witness) is what the node holds: this one is not recorded. When that
+    // copy is the portal's, its submitter recorded it; when it is not, it is private, and saying "success"
+    // would tell whoever holds the transaction's unsigned form that the pool has it (refuseInvalidSignatures
+    // refuses a made-up witness before this for the inputs the portal can check).
+    await releaseClaim(db, tx.txid, claim).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back a pending row of another copy'));
+    if (!(await service.portalTxids([tx.txid])).has(tx.txid)) throw new ApiError(422, OTHER_WITNESS_MESSAGE);
+    return;
+  }
+  const recorded = records.track(records.keep({ kind: 'tx', submission }));
   if (claimed.status === 'rejected' || options.waitForRecord) await recorded;
   else await recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
   // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
