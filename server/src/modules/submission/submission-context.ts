@@ -188,7 +188,10 @@ export async function fail(service: SubmissionContext, failure: FailedSubmission
   const message = error instanceof Error ? error.message : String(error);
   // The failure row is what lets staff retry: if even that cannot be written,
   // the user still gets an error and keeps their transaction.
-  const kept = await recordFailure(service.db, { ...row, status, error: message }, service.failureStorage).catch((dbError: unknown) => {
+  // While the node is down a client's whole batch waits here to be retried: its bytes are bounded, not its
+  // count of rows (a busy client sends many small transactions, and none of them may be lost).
+  const bound = unpriced ? { ...service.failureStorage, maxRowsPerAddressPerDay: Number.MAX_SAFE_INTEGER } : service.failureStorage;
+  const kept = await recordFailure(service.db, { ...row, status, error: message }, bound).catch((dbError: unknown) => {
     service.log.error({ err: dbError, txid: failure.txid }, 'Could not record a failed submission');
   });
   if (kept === 'over-bound') service.log.info({ txid: failure.txid, clientAddress: failure.clientAddress }, 'A failed submission is not kept: its address stored its day\'s share of failures');
