@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WEBHOOK_REMOVED } from '../src/modules/notifications/webhook-job.ts';
+import { subscribe } from '../src/modules/notifications/webhooks.repository.ts';
 import { verifySignature } from '../src/modules/notifications/webhook-signature.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -400,6 +401,19 @@ for (const engine of testDatabases()) {
       } finally {
         await bounded.close();
       }
+    });
+
+    test("concurrent subscriptions from one address cannot pass its day's share together, nor a transaction's 5 URLs", async () => {
+      const hex64 = (n: number) => n.toString(16).padStart(64, 'e');
+      const callback = (url: string, clientAddress: string) => ({ callback: { url, secretSalt: 'salt', clientAddress, maxPerAddressPerDay: 3 } });
+      const spread = await Promise.all(Array.from({ length: 12 }, (_, i) => subscribe(db, [hex64(i)], callback(`${receiverUrl}?race=${i}`, '198.51.100.20'))));
+      assert.equal(spread.flat().filter((o) => o.outcome === 'subscribed').length, 3, JSON.stringify(spread.flat().map((o) => o.outcome)));
+      const shared = hex64(100);
+      const same = await Promise.all(Array.from({ length: 12 }, (_, i) => subscribe(db, [shared], callback(`${receiverUrl}?shared=${i}`, `198.51.100.${30 + i}`))));
+      assert.equal(same.flat().filter((o) => o.outcome === 'subscribed').length, 5);
+      assert.equal((await subscriptionsOf(shared)).callbacks, 5);
+      const once = await Promise.all(Array.from({ length: 12 }, (_, i) => subscribe(db, [hex64(200)], callback(`${receiverUrl}?once`, `198.51.100.${60 + i}`))));
+      assert.deepEqual(once.flat().filter((o) => o.outcome === 'subscribed').length, 1, 'one URL, one subscription');
     });
 
     test('a database that fails to subscribe leaves the accepted submission a success; callback_notice says the callback was not set', async () => {
