@@ -340,7 +340,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
         ? connectPublicMempool({ url: config.publicMempool.rpcUrl, auth: config.publicMempool.auth }, (error) => logger.warn({ err: error }, 'The public mempool node did not answer: no parent counts as public meanwhile'))
         : undefined,
       jobs: { pendingAfterMs: config.pendingSettleMs, failedTxRetention: { retentionDays: config.failedTxStorage.retentionDays } },
-      webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate },
+      webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate, maxSubscriptionsPerAddressPerDay: config.webhooks.maxSubscriptionsPerAddressPerDay },
       mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl } : undefined,
       sharedCounters,
     });

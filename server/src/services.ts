@@ -38,6 +38,7 @@ import { createTxReportService, type TxReportService } from './modules/tx-report
 import { createClientWebhookService, type ClientWebhookService } from './modules/notifications/client-webhooks.service.ts';
 import { createWebhookKeys } from './modules/notifications/webhook-secrets.ts';
 import { createWebhookService, type WebhookService } from './modules/notifications/webhooks.service.ts';
+import { DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY } from './modules/notifications/webhooks.repository.ts';
 import { createEmailNotifyService, type EmailNotifyService } from './modules/notifications/email-notify.service.ts';
 import type { MailSender } from './modules/notifications/mail-sender.ts';
 import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
@@ -116,6 +117,8 @@ export interface WebhookAdapters {
   portalKey: Buffer;
   /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES. */
   allowPrivate: boolean;
+  /** WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: new callback subscriptions per client address group in any 24 hours (DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY without). */
+  maxSubscriptionsPerAddressPerDay?: number;
   /** Delivery timings (tests shorten them). */
   timeoutMs?: number;
   baseBackoffMs?: number;
@@ -208,7 +211,7 @@ export function createServices(adapters: Adapters): Services {
     txPuller: createTxPullerService({ db, clock }),
     txReports: createTxReportService({ db, clock }),
     synchro: createSynchroService({ mempool, clock }),
-    webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log }),
+    webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log, maxCallbacksPerAddressPerDay: adapters.webhooks.maxSubscriptionsPerAddressPerDay ?? DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY }),
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
     emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
     rateLimitStore: adapters.sharedCounters ? sharedRateLimitStore(adapters.sharedCounters) : undefined,

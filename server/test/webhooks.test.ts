@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WEBHOOK_REMOVED } from '../src/modules/notifications/webhook-job.ts';
+import { subscribe } from '../src/modules/notifications/webhooks.repository.ts';
 import { verifySignature } from '../src/modules/notifications/webhook-signature.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
-import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
+import { breakInserts, startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { post, startTestApp } from './helpers/test-app.ts';
 import { until } from './helpers/until.ts';
 
@@ -285,6 +286,149 @@ for (const engine of testDatabases()) {
       assert.equal(evicted.status, 'evicted');
       assert.match(evicted.reason ?? '', /min relay fee not met|mempool min fee not met/);
       assert.deepEqual(eventNames(cheap.txid), ['accepted', 'evicted']);
+    });
+
+    interface SubmitAnswer {
+      status: string;
+      message: string;
+      callback_secret?: string;
+      callback_notice?: string;
+    }
+    const subscriptionsOf = async (txid: string) =>
+      (await db.query<{ callbacks: number; clients: number; accepted: number }>(
+        `SELECT count(*) FILTER (WHERE s.client_id IS NULL)::int AS callbacks, count(*) FILTER (WHERE s.client_id IS NOT NULL)::int AS clients,
+                (SELECT count(*)::int FROM webhook_deliveries d JOIN webhook_subscriptions s2 ON s2.id = d.subscription_id WHERE s2.txid = $1 AND d.event = 'accepted') AS accepted
+         FROM webhook_subscriptions s WHERE s.txid = $1`,
+        [txid],
+      )).rows[0]!;
+    /** A client with a code and a webhook of its own (set by staff). */
+    const clientWithWebhook = async (name: string) => {
+      const client = await t.call<{ id: number }>('POST', '/rest-api/client/add', { body: { name: `${name} ${engine.name}` } });
+      const code = `${name.replace(/\W/g, '').toUpperCase()}${engine.name.toUpperCase()}`;
+      await db.query("INSERT INTO discount_codes (code, client_id, discount_percentage, valid_from, valid_until) VALUES ($1, $2, 10, now(), now() + interval '1 day')", [code, client.body.id]);
+      const set = await t.call('POST', `/rest-api/client/${client.body.id}/webhook`, { body: { url: `${receiverUrl}?client=${client.body.id}` } });
+      assert.equal(set.statusCode, 200);
+      return code;
+    };
+
+    test('the same callback URL for the same transaction again is the subscription it has: no new secret, no second delivery', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const url = `${receiverUrl}?same=1`;
+      const first = await post<SubmitAnswer>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, callback_url: url });
+      assert.equal(first.body.status, 'success', first.body.message);
+      const secret = first.body.callback_secret!;
+      assert.match(secret, /^whsec_/);
+      assert.equal(first.body.callback_notice, undefined);
+      await received(tx.txid, ['accepted']);
+      for (const route of ['/rest-api/submit-tx', '/api/transactions']) {
+        const again = await post<SubmitAnswer>(t.app, route, { tx_hex: tx.hex, callback_url: url });
+        assert.equal(again.statusCode, 200, route);
+        assert.deepEqual([again.body.status, again.body.message], ['success', tx.txid], `${route}: the submission succeeds as before`);
+        assert.equal(again.body.callback_secret, undefined, `${route}: the secret is not shown again, nor replaced (anyone who knows the URL could learn or rotate it)`);
+        assert.match(again.body.callback_notice ?? '', /already follows this transaction.*secret given when it was first set/, route);
+      }
+      assert.deepEqual(await subscriptionsOf(tx.txid), { callbacks: 1, clients: 0, accepted: 1 }, 'one subscription, one accepted event');
+      await node.mine(1);
+      await received(tx.txid, ['accepted', 'mined']);
+      await t.jobs!.runner.idle();
+      assert.deepEqual(eventNames(tx.txid), ['accepted', 'mined'], 'each event sent once');
+      const now = Math.floor(Date.now() / 1000);
+      for (const d of eventsOf(tx.txid)) assert.equal(verifySignature(secret, d.body, d.signature, now), true, 'still signed with the first secret');
+    });
+
+    test("a transaction takes at most 5 callback URLs: a sixth is refused beside the submission's success, on both APIs; a client's webhook is not counted", async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      for (let i = 0; i < 5; i++) {
+        const res = await post<SubmitAnswer>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, callback_url: `${receiverUrl}?cap=${i}` });
+        assert.match(res.body.callback_secret ?? '', /^whsec_/, `URL ${i + 1} is subscribed`);
+      }
+      for (const route of ['/rest-api/submit-tx', '/api/transactions']) {
+        const sixth = await post<SubmitAnswer>(t.app, route, { tx_hex: tx.hex, callback_url: `${receiverUrl}?cap=5` });
+        assert.equal(sixth.statusCode, 200, route);
+        assert.deepEqual([sixth.body.status, sixth.body.message], ['success', tx.txid], `${route}: the accepted submission still says so`);
+        assert.equal(sixth.body.callback_secret, undefined, route);
+        assert.match(sixth.body.callback_notice ?? '', /^This transaction already has 5 callback URLs; no more can be added\./, route);
+      }
+      const known = await post<SubmitAnswer>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, callback_url: `${receiverUrl}?cap=0` });
+      assert.match(known.body.callback_notice ?? '', /already follows this transaction/, 'a URL it has is answered as such, full or not');
+
+      const code = await clientWithWebhook('Uncounted hook');
+      const withCode = await post<SubmitAnswer>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, client_code: code, callback_url: `${receiverUrl}?cap=7` });
+      assert.equal(withCode.body.status, 'success', withCode.body.message);
+      assert.match(withCode.body.callback_notice ?? '', /already has 5 callback URLs/);
+      assert.deepEqual(await subscriptionsOf(tx.txid), { callbacks: 5, clients: 1, accepted: 6 }, "the client's webhook is subscribed all the same");
+    });
+
+    test('a package: members the URL already follows keep their subscription; the new secret signs the others', async () => {
+      const parent = await node.buildTx({ feeRate: 3 });
+      const url = `${receiverUrl}?package=1`;
+      const alone = await post<SubmitAnswer>(t.app, '/rest-api/submit-tx', { tx_hex: parent.hex, callback_url: url });
+      const parentSecret = alone.body.callback_secret!;
+      const child = await node.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
+      const pkg = await post<SubmitAnswer>(t.app, '/rest-api/submit-package', { tx_hexes: [parent.hex, child.hex], callback_url: url });
+      assert.equal(pkg.body.status, 'success', JSON.stringify(pkg.body));
+      assert.match(pkg.body.callback_secret ?? '', /^whsec_/, 'the child is newly followed');
+      assert.notEqual(pkg.body.callback_secret, parentSecret);
+      assert.match(pkg.body.callback_notice ?? '', new RegExp(`^${parent.txid}: This callback URL already follows this transaction`), 'the notice names the member');
+      assert.deepEqual(await subscriptionsOf(parent.txid), { callbacks: 1, clients: 0, accepted: 1 });
+      assert.deepEqual(await subscriptionsOf(child.txid), { callbacks: 1, clients: 0, accepted: 1 });
+      await received(child.txid, ['accepted']);
+      await received(parent.txid, ['accepted']);
+      const now = Math.floor(Date.now() / 1000);
+      assert.equal(verifySignature(pkg.body.callback_secret!, eventsOf(child.txid)[0]!.body, eventsOf(child.txid)[0]!.signature, now), true);
+      assert.equal(verifySignature(parentSecret, eventsOf(parent.txid)[0]!.body, eventsOf(parent.txid)[0]!.signature, now), true);
+    });
+
+    test("new callback subscriptions per client address per day are bounded (an IPv6 client by its /64); other addresses and clients' webhooks are not", async () => {
+      const bounded = await startTestApp(node, db, { webhooks: { allowPrivate: true, maxSubscriptionsPerAddressPerDay: 2 } });
+      try {
+        const code = await clientWithWebhook('Daily hook');
+        const from = async (remoteAddress: string, body: Record<string, unknown>) => {
+          const res = await bounded.app.inject({ method: 'POST', url: '/rest-api/submit-tx', payload: body, remoteAddress });
+          assert.equal(res.statusCode, 200, res.body);
+          return res.json<SubmitAnswer>();
+        };
+        const [a, b, c, d] = [await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 })];
+        assert.match((await from('2001:db8:7:1::1', { tx_hex: a.hex, callback_url: `${receiverUrl}?day=a` })).callback_secret ?? '', /^whsec_/);
+        assert.match((await from('2001:db8:7:1::2', { tx_hex: b.hex, callback_url: `${receiverUrl}?day=b` })).callback_secret ?? '', /^whsec_/);
+        const again = await from('2001:db8:7:1::3', { tx_hex: a.hex, callback_url: `${receiverUrl}?day=a` });
+        assert.match(again.callback_notice ?? '', /already follows/, 'a subscription it has is not a new one');
+        const over = await from('2001:db8:7:1::ffff', { tx_hex: c.hex, client_code: code, callback_url: `${receiverUrl}?day=c` });
+        assert.deepEqual([over.status, over.message, over.callback_secret], ['success', c.txid, undefined], 'the submission succeeds; no subscription');
+        assert.match(over.callback_notice ?? '', /^Your address has set up 2 callback subscriptions in the last 24 hours; no more can be added until a day has passed since the oldest\./);
+        assert.deepEqual(await subscriptionsOf(c.txid), { callbacks: 0, clients: 1, accepted: 1 }, "the client's webhook is not counted");
+        assert.match((await from('2001:db8:7:2::1', { tx_hex: d.hex, callback_url: `${receiverUrl}?day=d` })).callback_secret ?? '', /^whsec_/, 'another /64 has its own share');
+      } finally {
+        await bounded.close();
+      }
+    });
+
+    test("concurrent subscriptions from one address cannot pass its day's share together, nor a transaction's 5 URLs", async () => {
+      const hex64 = (n: number) => n.toString(16).padStart(64, 'e');
+      const callback = (url: string, clientAddress: string) => ({ callback: { url, secretSalt: 'salt', clientAddress, maxPerAddressPerDay: 3 } });
+      const spread = await Promise.all(Array.from({ length: 12 }, (_, i) => subscribe(db, [hex64(i)], callback(`${receiverUrl}?race=${i}`, '198.51.100.20'))));
+      assert.equal(spread.flat().filter((o) => o.outcome === 'subscribed').length, 3, JSON.stringify(spread.flat().map((o) => o.outcome)));
+      const shared = hex64(100);
+      const same = await Promise.all(Array.from({ length: 12 }, (_, i) => subscribe(db, [shared], callback(`${receiverUrl}?shared=${i}`, `198.51.100.${30 + i}`))));
+      assert.equal(same.flat().filter((o) => o.outcome === 'subscribed').length, 5);
+      assert.equal((await subscriptionsOf(shared)).callbacks, 5);
+      const once = await Promise.all(Array.from({ length: 12 }, (_, i) => subscribe(db, [hex64(200)], callback(`${receiverUrl}?once`, `198.51.100.${60 + i}`))));
+      assert.deepEqual(once.flat().filter((o) => o.outcome === 'subscribed').length, 1, 'one URL, one subscription');
+    });
+
+    test('a database that fails to subscribe leaves the accepted submission a success; callback_notice says the callback was not set', async () => {
+      const tx = await node.buildTx({ feeRate: 3 });
+      const restore = await breakInserts(db, 'webhook_subscriptions');
+      let res: Awaited<ReturnType<typeof post<SubmitAnswer & { notice?: string }>>>;
+      try {
+        res = await post<SubmitAnswer & { notice?: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex, callback_url: `${receiverUrl}?broken=1` });
+      } finally {
+        await restore();
+      }
+      assert.deepEqual([res.statusCode, res.body.status, res.body.message], [200, 'success', tx.txid]);
+      assert.equal(res.body.callback_secret, undefined);
+      assert.equal(res.body.callback_notice, 'The transaction was accepted, but notifications for it could not be set up right now; follow it on its status page.');
+      assert.equal(res.body.notice, undefined, 'notice stays about the client code');
     });
 
     test('a callback URL the portal will not call is refused before anything is submitted', async () => {

@@ -271,6 +271,14 @@ test('failed submissions: 25 rows and 8 MiB of hex per address a day, kept 30 da
   assert.equal(problemsOf({ FAILED_TX_MAX_ROWS_PER_ADDRESS_PER_DAY: '-1', FAILED_TX_MAX_BYTES_PER_ADDRESS_PER_DAY: '1e6' }).length, 2);
 });
 
+test('webhook callbacks: 50 new subscriptions per client address a day by default; settable, 0 turning callback URLs off, a negative or a fraction refused', () => {
+  assert.deepEqual(parse({}).webhooks, { allowPrivate: false, maxSubscriptionsPerAddressPerDay: 50 });
+  assert.deepEqual(parse({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '0', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' }).webhooks, { allowPrivate: true, maxSubscriptionsPerAddressPerDay: 0 });
+  assert.equal(parse({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '500' }).webhooks.maxSubscriptionsPerAddressPerDay, 500);
+  assert.match(problemsOf({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '-1' }).join('\n'), /WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY/);
+  assert.match(problemsOf({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '2.5' }).join('\n'), /WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY/);
+});
+
 test('public mempool node: none by default, or the operator\'s with its credentials', () => {
   assert.deepEqual(parse({}).publicMempool, { kind: 'off' });
   assert.deepEqual(parse({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/e/.cookie' }).publicMempool, {

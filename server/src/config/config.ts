@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../http/http-timeouts.ts';
 import { DEFAULT_FAILED_TX_RETENTION_DAYS, DEFAULT_FAILURE_STORAGE, type FailureStorageBound } from '../modules/failed-txs/failed-tx-storage.ts';
+import { DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY } from '../modules/notifications/webhooks.repository.ts';
 
 /**
  * Configuration is parsed once at start-up from one schema (DESIGN.md,
@@ -62,6 +63,7 @@ const EnvSchema = Type.Object({
     default: 'false',
     description: "'true' lets webhook callbacks reach private, loopback and link-local addresses (a pool's own receivers); leave 'false' when strangers give callback URLs",
   }),
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: Type.Integer({ minimum: 0, maximum: 100_000, default: DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY, description: "New callback_url subscriptions one client address (an IPv6 client by its /64) may start in any 24 hours; past it a submission still succeeds, without a callback. 0: callback URLs are never subscribed. Clients' webhooks are not counted" }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: "SMTP server for 'email me when it is mined' (smtp://user:pass@host:587, or smtps:// for TLS from the start); unset, the status page offers no email" })),
   SMTP_FROM: Type.String({ minLength: 3, default: 'Slipstream portal <no-reply@localhost>', description: 'The From address of notification emails' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "The portal's public address (https://pool.example.com), for links in notification emails" })),
@@ -134,8 +136,8 @@ export interface AppConfig {
   /** The HTTP server's timeouts (http/http-timeouts.ts). */
   httpTimeouts: HttpTimeouts;
   trustProxy: boolean | number | string[];
-  /** Webhook deliveries (modules/notifications): whether private destinations are allowed. */
-  webhooks: { allowPrivate: boolean };
+  /** Webhook deliveries (modules/notifications): whether private destinations are allowed, and new callback subscriptions per client address a day. */
+  webhooks: { allowPrivate: boolean; maxSubscriptionsPerAddressPerDay: number };
   /** Notification emails: the SMTP server and From address; undefined, none are sent. */
   smtp: { url: string; from: string } | undefined;
   /** The portal's public address, for links in emails. */
@@ -318,7 +320,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     redisUrl: env.REDIS_URL,
     httpTimeouts: { requestMs: env.HTTP_REQUEST_TIMEOUT_MS, headersMs: env.HTTP_HEADERS_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, idleMs: env.HTTP_IDLE_TIMEOUT_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true' },
+    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true', maxSubscriptionsPerAddressPerDay: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY },
     smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, from: env.SMTP_FROM },
     publicUrl: env.PUBLIC_URL,
     corsOrigins: env.CORS_ORIGINS === undefined ? [] : commaList(env.CORS_ORIGINS),

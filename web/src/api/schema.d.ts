@@ -275,6 +275,8 @@ export interface paths {
                             notice?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
+                            /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
+                            callback_notice?: string;
                         };
                     };
                 };
@@ -404,6 +406,8 @@ export interface paths {
                             notice?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
+                            /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
+                            callback_notice?: string;
                             result: {
                                 package_msg: string;
                                 "tx-results": {
@@ -1342,6 +1346,8 @@ export interface paths {
                             notice?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
+                            /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
+                            callback_notice?: string;
                             /** @description Whether the public network would relay this transaction, judged by a node with Bitcoin Core's default policy */
                             standard?: {
                                 /** @description 'standard': public nodes (Bitcoin Core's default policy) would relay it; 'non-standard': they refuse it, see reason; 'unknown': no policy node could judge it */
@@ -1468,6 +1474,8 @@ export interface paths {
                             notice?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
+                            /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
+                            callback_notice?: string;
                             /** @description The node's verdict on the package */
                             package_msg?: string;
                             /** @description Each member the node judged, in package order */
@@ -1498,6 +1506,8 @@ export interface paths {
                             notice?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
+                            /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
+                            callback_notice?: string;
                             /** @description The node's verdict on the package */
                             package_msg?: string;
                             /** @description Each member the node judged, in package order */

@@ -26,27 +26,117 @@ export interface SubscriptionTarget {
   clientId: number | null;
 }
 
+/** A submitter's callback_url, to be subscribed within the bounds below. */
+export interface CallbackTarget {
+  url: string;
+  secretSalt: string;
+  /**
+   * The caller's address group (an IPv4 address or an IPv6 /64,
+   * http/sse-registry.ts addressGroup) whose day's share it spends; none, no
+   * daily bound (nothing public submits without one).
+   */
+  clientAddress: string | undefined;
+  /** New callback subscriptions that address group may start in any 24 hours. */
+  maxPerAddressPerDay: number;
+}
+
 /**
- * Subscribes each target to each transaction's events and announces where each one
- * stands now: 'accepted', plus what happened already if the transaction
- * moved on before this ran. The tracked row is locked first, so a status
- * change racing this either finished before (and is announced here) or
- * waits and is announced by the trigger: never both, never neither.
+ * Callback URLs one transaction can have: anyone who knows a txid may add
+ * one, and each is sent every event for up to a day of retries, so a
+ * transaction cannot become a way to make the portal POST to many URLs.
  */
-export async function subscribe(db: Database, txids: string[], targets: SubscriptionTarget[]): Promise<void> {
-  if (targets.length === 0) return;
-  await db.transaction(async (tx) => {
-    for (const txid of txids) {
+export const MAX_CALLBACKS_PER_TX = 5;
+
+/** New callback subscriptions a client address group may start in any 24 hours, unless WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY says otherwise. */
+export const DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY = 50;
+
+/**
+ * What became of a callback URL for one transaction: subscribed now;
+ * 'already', the URL follows it from before (that subscription and its
+ * secret stay as they are); 'full', it has MAX_CALLBACKS_PER_TX other URLs;
+ * 'address-bound', the caller's address group started its day's share.
+ */
+export type CallbackOutcome = 'subscribed' | 'already' | 'full' | 'address-bound';
+
+/** First keys of the advisory locks that serialize one transaction's, and one address group's, bound checks and inserts (the second key is a hash). */
+const TX_LOCK = 4_026;
+const ADDRESS_LOCK = 4_027;
+
+/**
+ * Subscribes the callback URL and the client's webhook to each transaction's
+ * events and announces where each one stands now: 'accepted', plus what
+ * happened already if the transaction moved on before this ran. The tracked
+ * row is locked first, so a status change racing this either finished before
+ * (and is announced here) or waits and is announced by the trigger: never
+ * both, never neither.
+ *
+ * A target already following a transaction (the same callback URL, or the
+ * same client) is left as it is: a resubmission adds no subscription and no
+ * delivery. A new callback URL is subscribed only within MAX_CALLBACKS_PER_TX
+ * and its address group's day's share; a client's webhook, set by staff, is
+ * counted by neither. The per-transaction and per-address advisory locks make
+ * the checks and inserts of concurrent requests, on any instance, one after
+ * the other. Returns the callback URL's outcome for each transaction.
+ */
+export async function subscribe(
+  db: Database,
+  txids: string[],
+  targets: { callback?: CallbackTarget | undefined; client?: SubscriptionTarget | undefined },
+): Promise<Array<{ txid: string; outcome: CallbackOutcome }>> {
+  const { callback, client } = targets;
+  if (!callback && !client) return [];
+  return db.transaction(async (tx) => {
+    let addressRoom = Infinity;
+    if (callback?.clientAddress !== undefined) {
+      // Taken before any transaction's lock, in one order for every request: no deadlock between the two kinds.
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_LOCK, callback.clientAddress]);
+      const { rows } = await tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_subscriptions WHERE client_address = $1 AND created_at > now() - interval '1 day'`,
+        [callback.clientAddress],
+      );
+      addressRoom = callback.maxPerAddressPerDay - rows[0]!.n;
+    }
+    // Every transaction's locks in txid order, so two packages sharing members wait for each other instead of deadlocking.
+    for (const txid of [...new Set(txids)].sort()) {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TX_LOCK, txid]);
       await tx.query(`SELECT 1 FROM tx_submissions WHERE txid = $1 FOR UPDATE`, [txid]);
       await tx.query(`SELECT 1 FROM package_tx_outcomes WHERE txid = $1 FOR UPDATE`, [txid]);
-      for (const target of targets) await subscribeLocked(tx, txid, target);
     }
+    const outcomes: Array<{ txid: string; outcome: CallbackOutcome }> = [];
+    for (const txid of txids) {
+      if (callback) {
+        const outcome = await callbackOutcome(tx, txid, callback.url, addressRoom);
+        if (outcome === 'subscribed') {
+          await subscribeLocked(tx, txid, { url: callback.url, secretSalt: callback.secretSalt, clientId: null }, callback.clientAddress ?? null);
+          addressRoom -= 1;
+        }
+        outcomes.push({ txid, outcome });
+      }
+      if (client && !(await clientFollows(tx, txid, client.clientId))) await subscribeLocked(tx, txid, client, null);
+    }
+    return outcomes;
   });
 }
 
-async function subscribeLocked(tx: Queryable, txid: string, target: SubscriptionTarget): Promise<void> {
+async function callbackOutcome(tx: Queryable, txid: string, url: string, addressRoom: number): Promise<CallbackOutcome> {
+  const { rows } = await tx.query<{ same: boolean; others: number }>(
+    `SELECT COALESCE(bool_or(url = $2), false) AS same, count(*)::int AS others FROM webhook_subscriptions WHERE txid = $1 AND client_id IS NULL`,
+    [txid, url],
+  );
+  const { same, others } = rows[0]!;
+  if (same) return 'already';
+  if (others >= MAX_CALLBACKS_PER_TX) return 'full';
+  return addressRoom > 0 ? 'subscribed' : 'address-bound';
+}
+
+async function clientFollows(tx: Queryable, txid: string, clientId: number | null): Promise<boolean> {
+  const { rows } = await tx.query(`SELECT 1 FROM webhook_subscriptions WHERE txid = $1 AND client_id = $2 LIMIT 1`, [txid, clientId]);
+  return rows.length > 0;
+}
+
+async function subscribeLocked(tx: Queryable, txid: string, target: SubscriptionTarget, clientAddress: string | null): Promise<void> {
   await tx.query(
-    `WITH sub AS (INSERT INTO webhook_subscriptions (txid, url, secret_salt, client_id) VALUES ($1, $2, $3, $4) RETURNING id),
+    `WITH sub AS (INSERT INTO webhook_subscriptions (txid, url, secret_salt, client_id, client_address) VALUES ($1, $2, $3, $4, $5) RETURNING id),
           current AS (
             SELECT status, block_hash, block_height, block_time, replaced_by, outcome_reason FROM (
               SELECT status, block_hash, block_height, block_time, replaced_by, outcome_reason, 0 AS pick FROM tx_submissions WHERE txid = $1 AND status <> 'pending'
@@ -61,7 +151,7 @@ async function subscribeLocked(tx: Queryable, txid: string, target: Subscription
      INSERT INTO webhook_deliveries (subscription_id, event, payload)
      SELECT sub.id, e.event, webhook_payload(e.event, $1, e.status, e.block_hash, e.block_height, e.block_time, e.replaced_by, e.reason)
      FROM sub, events e ORDER BY e.n`,
-    [txid, target.url, target.secretSalt, target.clientId],
+    [txid, target.url, target.secretSalt, target.clientId, clientAddress],
   );
 }
 

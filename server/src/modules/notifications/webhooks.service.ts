@@ -4,12 +4,15 @@ import type { Logger } from '../../lib/logger.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { checkWebhookUrl, DestinationRefused, type DestinationPolicy } from './destination-guard.ts';
 import { newSecretSalt, type WebhookKeys } from './webhook-secrets.ts';
-import { clientWebhookForCode, subscribe, type SubscriptionTarget } from './webhooks.repository.ts';
+import { clientWebhookForCode, MAX_CALLBACKS_PER_TX, subscribe, type CallbackOutcome, type CallbackTarget } from './webhooks.repository.ts';
 
 /**
  * A submitter's callback_url: checked before anything is submitted (a URL the
  * portal will not call is a 400 that changes nothing), subscribed once the
  * node accepted, and answered with the secret that signs its deliveries.
+ * A URL not subscribed (it follows the transaction already, or a bound
+ * stopped it) leaves the submission's answer a success: `callback_notice`
+ * says why there is no `callback_secret`.
  */
 
 export interface WebhookService {
@@ -19,18 +22,38 @@ export interface WebhookService {
    * was used.
    */
   submitWithCallback<T extends { status: string; notice?: string }>(
-    request: { callbackUrl: string | undefined; clientCode: string | undefined },
+    request: { callbackUrl: string | undefined; clientCode: string | undefined; clientAddress: string | undefined },
     submit: () => Promise<T>,
     acceptedTxids: (answer: T) => string[],
-  ): Promise<T & { callback_secret?: string }>;
+  ): Promise<T & CallbackAnswer>;
+}
+
+/** What a submit answer says of its callback_url: the secret when a subscription was made, else why none was. */
+export interface CallbackAnswer {
+  callback_secret?: string;
+  callback_notice?: string;
 }
 
 export const CALLBACK_NOT_SET_NOTICE = 'The transaction was accepted, but notifications for it could not be set up right now; follow it on its status page.';
+/**
+ * The secret is not shown again, nor replaced: either would let anyone who
+ * knows the URL (and the public txid) learn or rotate the secret its owner
+ * verifies deliveries with.
+ */
+export const CALLBACK_ALREADY_NOTICE = 'This callback URL already follows this transaction; its deliveries stay signed with the secret given when it was first set, which is not shown again.';
+export const CALLBACK_FULL_NOTICE = `This transaction already has ${MAX_CALLBACKS_PER_TX} callback URLs; no more can be added.`;
+export const callbackAddressBoundNotice = (max: number) =>
+  `Your address has set up ${max} callback subscriptions in the last 24 hours; no more can be added until a day has passed since the oldest.`;
 
-export function createWebhookService(deps: { db: Database; keys: WebhookKeys; policy: DestinationPolicy; log: Logger }): WebhookService {
-  const { db, keys, policy, log } = deps;
+export function createWebhookService(deps: { db: Database; keys: WebhookKeys; policy: DestinationPolicy; log: Logger; maxCallbacksPerAddressPerDay: number }): WebhookService {
+  const { db, keys, policy, log, maxCallbacksPerAddressPerDay } = deps;
+  const notices: Record<Exclude<CallbackOutcome, 'subscribed'>, string> = {
+    already: CALLBACK_ALREADY_NOTICE,
+    full: CALLBACK_FULL_NOTICE,
+    'address-bound': callbackAddressBoundNotice(maxCallbacksPerAddressPerDay),
+  };
   return {
-    async submitWithCallback({ callbackUrl, clientCode }, submit, acceptedTxids) {
+    async submitWithCallback({ callbackUrl, clientCode, clientAddress }, submit, acceptedTxids) {
       const wanted = callbackUrl?.trim() || undefined;
       let url: string | undefined;
       try {
@@ -42,20 +65,42 @@ export function createWebhookService(deps: { db: Database; keys: WebhookKeys; po
       const answer = await submit();
       const txids = acceptedTxids(answer);
       if (txids.length === 0) return answer;
-      const callback: SubscriptionTarget | undefined = url === undefined ? undefined : { url, secretSalt: newSecretSalt(), clientId: null };
+      const callback: CallbackTarget | undefined =
+        url === undefined ? undefined : { url, secretSalt: newSecretSalt(), clientAddress, maxPerAddressPerDay: maxCallbacksPerAddressPerDay };
+      let outcomes: Array<{ txid: string; outcome: CallbackOutcome }>;
       try {
         const code = normaliseClientCode(clientCode);
         const client = code === undefined ? undefined : await clientWebhookForCode(db, code);
-        await subscribe(db, txids, [callback, client].filter((t): t is SubscriptionTarget => t !== undefined));
+        outcomes = await subscribe(db, txids, { callback, client });
       } catch (error) {
         // The node took the transaction: the answer must say so even when the database failed us here.
         log.error({ err: (error as Error).message, txids }, 'Could not subscribe webhooks for accepted transactions');
-        if (!callback) return answer;
-        return { ...answer, notice: answer.notice ? `${answer.notice} ${CALLBACK_NOT_SET_NOTICE}` : CALLBACK_NOT_SET_NOTICE };
+        return callback ? { ...answer, callback_notice: CALLBACK_NOT_SET_NOTICE } : answer;
       }
-      return callback ? { ...answer, callback_secret: keys.secretFor(callback.secretSalt) } : answer;
+      if (!callback) return answer;
+      const subscribed = outcomes.some((o) => o.outcome === 'subscribed');
+      const notice = noticeOf(outcomes, notices, txids.length > 1);
+      return {
+        ...answer,
+        ...(subscribed ? { callback_secret: keys.secretFor(callback.secretSalt) } : {}),
+        ...(notice ? { callback_notice: notice } : {}),
+      };
     },
   };
+}
+
+/**
+ * One sentence per reason a transaction was not newly subscribed; in a
+ * package's answer each names the members it is about (the secret given
+ * signs the deliveries of the others).
+ */
+function noticeOf(outcomes: Array<{ txid: string; outcome: CallbackOutcome }>, notices: Record<Exclude<CallbackOutcome, 'subscribed'>, string>, nameMembers: boolean): string | undefined {
+  const sentences = (Object.keys(notices) as Array<keyof typeof notices>).flatMap((reason) => {
+    const members = outcomes.filter((o) => o.outcome === reason).map((o) => o.txid);
+    if (members.length === 0) return [];
+    return [nameMembers ? `${members.join(', ')}: ${notices[reason]}` : notices[reason]];
+  });
+  return sentences.length > 0 ? sentences.join(' ') : undefined;
 }
 
 /** The members of a submitted package the node took (each tx-result with a txid and no error), whatever the package's overall status. */

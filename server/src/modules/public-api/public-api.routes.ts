@@ -144,7 +144,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, (request) => {
     const { tx_hex, client_code, skip_mempool_submission, callback_url } = request.body;
-    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitTx(tx_hex, client_code, { clientAddress: addressGroup(request.ip) }), (answer) => [answer.message]);
+    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitTx(tx_hex, client_code, { clientAddress: addressGroup(request.ip) }), (answer) => [answer.message]);
     if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
     return submission.checkTx(tx_hex, client_code);
   });
@@ -160,7 +160,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, async (request) => {
     const { tx_hexes, client_code, callback_url } = request.body;
-    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: addressGroup(request.ip) }), acceptedPackageTxids);
+    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: addressGroup(request.ip) }), acceptedPackageTxids);
     return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
   });
 

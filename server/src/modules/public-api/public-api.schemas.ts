@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { MAX_PACKAGE_COUNT } from '../submission/submission-rules.ts';
 import { StandardVerdict } from '../policy/policy.schemas.ts';
 import { BumpAdvice, RemovalReason } from '../status/status.schemas.ts';
-import { CallbackSecret, CallbackUrl } from '../submission/submission.schemas.ts';
+import { CallbackNotice, CallbackSecret, CallbackUrl } from '../submission/submission.schemas.ts';
 
 /**
  * Wire shapes of the Slipstream-compatible public API (`/api/*`): the field
@@ -79,6 +79,7 @@ export const TransactionResponse = Type.Object({
   message: Type.String({ description: 'On success the txid; on error why it was refused' }),
   notice: Notice,
   callback_secret: CallbackSecret,
+  callback_notice: CallbackNotice,
   /** Only with skip_mempool_submission, on success (the route's description says so). */
   standard: Type.Optional(StandardVerdict),
 });
@@ -104,6 +105,7 @@ export const PackageResponse = Type.Object({
   message: Type.String(),
   notice: Notice,
   callback_secret: CallbackSecret,
+  callback_notice: CallbackNotice,
   package_msg: Type.Optional(Type.String({ description: "The node's verdict on the package" })),
   transactions: Type.Optional(Type.Array(PackageMember, { description: 'Each member the node judged, in package order' })),
   result: Type.Optional(Type.Object({}, { additionalProperties: true, description: "The node's submitpackage result as it gave it" })),

@@ -53,7 +53,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       response: { 200: SubmitResponse, ...errors },
     },
   }, ({ body, ip }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: addressGroup(ip) }), (answer) => [answer.message]));
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: addressGroup(ip) }), (answer) => [answer.message]));
 
   app.post('/submit-package', {
     bodyLimit: PACKAGE_BODY_LIMIT,
@@ -64,5 +64,5 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       response: { 200: PackageResult, ...errors },
     },
   }, ({ body, ip }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip) }), acceptedPackageTxids));
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip) }), acceptedPackageTxids));
 };

@@ -51,6 +51,14 @@ export const SubmitPackageBody = Type.Object(
 /** Present when the request gave a callback_url: shown this once. */
 export const CallbackSecret = Type.Optional(Type.String({ description: "Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer" }));
 
+/** Present when the request gave a callback_url that was not subscribed (or, in a package, not for every member): the submission's own outcome is the rest of the answer. */
+export const CallbackNotice = Type.Optional(
+  Type.String({
+    description:
+      "Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given",
+  }),
+);
+
 const Notice = Type.Optional(Type.String({ description: 'Why a client code gave no discount' }));
 
 export const SubmitResponse = Type.Object({
@@ -58,6 +66,7 @@ export const SubmitResponse = Type.Object({
   message: Type.String({ description: 'The txid' }),
   notice: Notice,
   callback_secret: CallbackSecret,
+  callback_notice: CallbackNotice,
 });
 export type SubmitResponse = Static<typeof SubmitResponse>;
 
@@ -74,6 +83,7 @@ export const PackageResult = Type.Object({
   message: Type.String(),
   notice: Notice,
   callback_secret: CallbackSecret,
+  callback_notice: CallbackNotice,
   result: Type.Object(
     {
       package_msg: Type.String(),
