@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { unsignedSpendOf } from './helpers/keyless-spends.ts';
+import { openEventStream, type SseConnection } from './helpers/sse-client.ts';
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -17,7 +18,8 @@ import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
  * way, packages replacing private transactions, a stranger's unsigned
  * spend of a private transaction's input submitted while a dozen status
  * polls race it, and blocks. After every step, every answer of every public
- * read (status-check, the Slipstream-compatible status and explorer reads)
+ * read (status-check, the Slipstream-compatible status and explorer reads,
+ * the status stream's first frame)
  * for every txid the run has seen is searched for the private txids that
  * are neither accepted here nor mined; so is every submission's answer.
  */
@@ -37,10 +39,33 @@ for (const engine of testDatabases()) {
     let db: TestDatabase;
     let t: TestApp;
 
+    let base: string;
+    /** Status frames read from streams: the property looked at real answers, not only refusals. */
+    let statusFrames = 0;
     before(async () => {
       db = await engine.open();
       t = await startTestApp(node, db);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = t.app.server.address();
+      base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     });
+
+    /** The status stream's first frame for `txid`, or its refusal (a 404 for a transaction it may not describe). */
+    async function firstStreamFrame(txid: string): Promise<string> {
+      let stream: SseConnection;
+      try {
+        stream = await openEventStream(`${base}/rest-api/status-stream?tx_id=${txid}`);
+      } catch (error) {
+        return String((error as { body?: unknown }).body ?? error);
+      }
+      try {
+        const frame = await stream.waitFor((f) => f.kind === 'event' && f.event === 'status', { timeoutMs: 10_000 });
+        if (frame.kind === 'event' && frame.event === 'status') statusFrames++;
+        return frame.kind === 'event' ? frame.data : '';
+      } finally {
+        stream.close();
+      }
+    }
     after(async () => {
       await t?.close();
       await db?.close();
@@ -136,6 +161,7 @@ for (const engine of testDatabases()) {
               for (const path of [`/rest-api/status-check?tx_id=${txid}`, `/api/transactions/status?tx_id=${txid}`, `/api/tx/${txid}`, `/api/tx/${txid}/status`]) {
                 answers.push(JSON.stringify((await get(t.app, path)).body));
               }
+              answers.push(await firstStreamFrame(txid));
             }
             const secret = [...hidden.keys()].filter((txid) => !portal.has(txid));
             for (const answer of answers.splice(0)) {
@@ -145,6 +171,7 @@ for (const engine of testDatabases()) {
         }),
         { numRuns: 6, seed: 20261127, endOnFailure: true },
       );
+      assert.ok(statusFrames > 0, 'some streams answered with a status');
     });
   });
 }
