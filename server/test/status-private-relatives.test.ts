@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { satsToBtc } from '../src/bitcoin/amounts.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
+import { createStatusService } from '../src/modules/status/status.service.ts';
+import { recording } from './helpers/call-trace.ts';
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 import { openEventStream, type SseFrame } from './helpers/sse-client.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
-import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { get, post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
  * A status answer's figures come from the portal's own view of the pool's
@@ -175,6 +177,36 @@ for (const engine of testDatabases()) {
       assert.equal(paidFor.check.transaction.position.block, 0);
       assert.equal(typeof paidFor.check.transaction.position.vsize, 'number', 'every relative is the portal\'s: the depth too');
       assert.equal(paidFor.check.bump, null);
+    });
+
+    test('a status page polling: the engine answers, with one more query (which relatives are the portal\'s) only for a transaction that has some', async () => {
+      await emptyMempool();
+      const submit = async (tx: BuiltTx) => {
+        const res = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+        assert.equal(res.body.status, 'success', res.body.message);
+      };
+      const lone = await node.buildTx({ feeRate: 5 });
+      await submit(lone);
+      const parent = await node.buildTx({ feeRate: 5 });
+      await submit(parent);
+      const child = await node.buildChild({ parentHex: parent.hex, vout: changeVout(parent.hex), feeRate: 5 });
+      await node.rpc.call('sendrawtransaction', [child.hex]);
+      await t.records.idle();
+
+      const polled = async (txid: string) => {
+        const trace: string[] = [];
+        const service = createStatusService({ db: recording(db, 'db', trace, txid), rpc: recording(t.rpc, 'rpc', trace, txid), mempool: t.mempool, log: quietLog });
+        await service.check(txid); // the first answer learns its size
+        trace.length = 0;
+        const answer = await service.check(txid);
+        assert.equal(answer.state, 'in_mempool');
+        return { queries: trace.filter((call) => call.startsWith('db.')), nodeCalls: trace.filter((call) => call.startsWith('rpc.')) };
+      };
+      const alone = await polled(lone.txid);
+      const withChild = await polled(parent.txid);
+      assert.deepEqual([alone.nodeCalls, withChild.nodeCalls], [[], []], 'no node call');
+      assert.equal(withChild.queries.length, alone.queries.length + 1, `alone: ${alone.queries.join(' ')}; with a child: ${withChild.queries.join(' ')}`);
+      assert.ok(withChild.queries.some((call) => call.includes(child.txid)), 'the one more: whether the child is the portal\'s');
     });
   });
 }

@@ -24,7 +24,9 @@ import type { FamilyTx } from '../../mempool/mempool-engine.ts';
  * The depth within that block (position.vsize) is withheld while the family
  * holds a transaction that is not the portal's, as the depth of a parent a
  * private child pulls up, beside the portal's own transactions, measures
- * that child.
+ * that child. The missing depth says that such a relative exists, no more
+ * than naming one of its outpoints to submit-tx does (README, "How a
+ * submission is judged").
  */
 export interface PortalFamily {
   /** The package rate (base fees, sat/vB) at which block assembly over the portal's own family would take it: the public functional rate. */
