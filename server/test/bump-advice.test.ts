@@ -134,6 +134,8 @@ for (const engine of testDatabases()) {
 
       const child = await payingExactly(cpfp.child_fee, ASSUMED_CHILD_VSIZE, (feeRate) => node.buildChild({ parentHex: cheap.hex, vout: Number(vout), feeRate }));
       await node.rpc.call('sendrawtransaction', [child.hex]);
+      // The portal's own child: a public functional rate counts only the relatives the portal recorded.
+      await record(db, child);
 
       const after = (await status(t, cheap.txid)).body;
       assert.equal(after.transaction.position.block, 0, `package rate ${after.functional_rate} against ${after.market_rate}`);
@@ -168,8 +170,10 @@ for (const engine of testDatabases()) {
     });
     test('RBF with an unconfirmed ancestor behind the next block: the replacement pays for the package it enters with', async () => {
       // A cheap parent and a cheap child, neither in the next block: a replacement of the child keeps the parent.
+      // Both the portal's: the advice counts only the ancestors the portal recorded.
       const parent = await node.buildTx({ feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [parent.hex]);
+      await record(db, parent);
       const original = await node.buildChild({ parentHex: parent.hex, vout: largestVout(parent.hex), feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [original.hex]);
       await record(db, original);
@@ -215,13 +219,14 @@ for (const engine of testDatabases()) {
       assert.equal(await node.rpc.call('sendrawtransaction', [replacement.hex]), replacement.txid);
     });
 
-    test('CPFP: an output a mempool child already spends is not advised', async () => {
+    test('CPFP: an output a child submitted here already spends is not advised', async () => {
       const parent = await node.buildTx({ feeRate: 1, outputs: 2 });
       await node.rpc.call('sendrawtransaction', [parent.hex]);
       const largest = largestVout(parent.hex);
-      // A cheap child of the largest output: the package stays behind the next block, and that output is taken.
+      // A cheap child of the largest output, submitted here: the package stays behind the next block, and that output is taken.
       const taken = await node.buildChild({ parentHex: parent.hex, vout: largest, feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [taken.hex]);
+      await record(db, taken);
       await record(db, parent);
 
       const { body } = await status(t, parent.txid);

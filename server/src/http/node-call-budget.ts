@@ -37,9 +37,12 @@ export const NODE_CALLS = {
    * The status of a transaction the portal recorded (a submission, a
    * package member, an attempt kept as failed), at most: waiting in the
    * mempool, getmempoolentry and getrawtransaction (its size) when the
-   * engine has not projected it, then the bump advice (getmempoolancestors,
-   * getmempoolentry, getrawtransaction, getmempoolinfo, and a gettxout for
-   * each of at most MAX_OUTPUT_LOOKUPS outputs). The other cases cost less:
+   * engine has not projected it (and getmempoolancestors and
+   * getmempooldescendants when the engine does not hold it yet and it has
+   * unconfirmed relatives), then the bump advice (getrawtransaction,
+   * getmempoolinfo, and one gettxspendingprevout over at most
+   * MAX_OUTPUT_LOOKUPS outputs when a child submitted here spends it), well
+   * within the budget. The other cases cost less:
    * mined, getmempoolentry and up to two getrawtransaction + getblockheader
    * (5); gone, those and gettxspendingprevout and one gettxout batch (7).
    */

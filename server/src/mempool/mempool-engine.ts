@@ -31,6 +31,7 @@ import { PublishedViews } from './queries/published-views.ts';
  */
 
 export type { MempoolTxView, MempoolView } from './queries/mempool-view.ts';
+export type { FamilyTx } from './queries/mempool-family.ts';
 
 export type MempoolHealth = MirrorHealth & ProjectionStats;
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { buildApp, type App, type AppOptions } from '../../src/app.ts';
 import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-writer.ts';
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import type { AppConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
@@ -100,6 +101,8 @@ export interface TestAppOptions {
    * elsewhere.
    */
   mempool?: { consistency?: MempoolEngineOptions['consistency']; zmq?: boolean };
+  /** The block the projection fills (BLOCK_MAX_WEIGHT, BLOCK_MIN_TX_FEE); Core's defaults without. */
+  blockPolicy?: AppConfig['blockPolicy'];
   /**
    * Every node call the services make (not the mempool engine's, which
    * follows the node for all requests at once), written here as the
@@ -127,7 +130,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   const spoolDir = await mkdtemp(path.join(tmpdir(), 'portal-spool-'));
   const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50 });
   const zmqUrl = node && !options.rpc && options.mempool?.zmq !== false ? node.zmqSequenceUrl : undefined;
-  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced' });
+  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced', ...(options.blockPolicy ? { blockPolicy: options.blockPolicy } : {}) });
   const services = createServices({
     db,
     rpc: options.serviceRpcCalls ? countingRpc(rpc, options.serviceRpcCalls) : rpc,

@@ -571,17 +571,17 @@ export interface paths {
                                 /** @description The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it */
                                 rate_to_beat: number;
                                 package: {
-                                    /** @description This transaction and the unconfirmed ancestors the projection counts with it (those not already in the next block) */
+                                    /** @description This transaction and the unconfirmed ancestors submitted here that the projection counts with it (those not already in the next block) */
                                     vsize: number;
-                                    /** @description sats (modified fees) */
+                                    /** @description sats (base fees) */
                                     fee: number;
-                                    /** @description How many unconfirmed ancestors are counted */
+                                    /** @description How many unconfirmed ancestors submitted here are counted */
                                     ancestors: number;
                                     /** @description sat/vB */
                                     rate: number;
                                 };
                                 cpfp: {
-                                    /** @description txid:vout of the output of this transaction a child would spend: its largest unspent output that can pay for the child */
+                                    /** @description txid:vout of the output of this transaction a child would spend: its largest output that can pay for the child and that no child submitted here spends */
                                     output: string;
                                     /** @description sats */
                                     output_value: number;
@@ -602,7 +602,7 @@ export interface paths {
                                     rate: number;
                                     /** @description The replacement size assumed: the original's */
                                     vsize: number;
-                                    /** @description sats paid by the transaction and its descendants, which a replacement evicts */
+                                    /** @description sats paid by the transaction and its descendants submitted here, which a replacement evicts */
                                     replaced_fees: number;
                                     /** @description BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement's vsize */
                                     bip125_minimum: number;
@@ -1629,17 +1629,17 @@ export interface paths {
                                 /** @description The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it */
                                 rate_to_beat: number;
                                 package: {
-                                    /** @description This transaction and the unconfirmed ancestors the projection counts with it (those not already in the next block) */
+                                    /** @description This transaction and the unconfirmed ancestors submitted here that the projection counts with it (those not already in the next block) */
                                     vsize: number;
-                                    /** @description sats (modified fees) */
+                                    /** @description sats (base fees) */
                                     fee: number;
-                                    /** @description How many unconfirmed ancestors are counted */
+                                    /** @description How many unconfirmed ancestors submitted here are counted */
                                     ancestors: number;
                                     /** @description sat/vB */
                                     rate: number;
                                 };
                                 cpfp: {
-                                    /** @description txid:vout of the output of this transaction a child would spend: its largest unspent output that can pay for the child */
+                                    /** @description txid:vout of the output of this transaction a child would spend: its largest output that can pay for the child and that no child submitted here spends */
                                     output: string;
                                     /** @description sats */
                                     output_value: number;
@@ -1660,7 +1660,7 @@ export interface paths {
                                     rate: number;
                                     /** @description The replacement size assumed: the original's */
                                     vsize: number;
-                                    /** @description sats paid by the transaction and its descendants, which a replacement evicts */
+                                    /** @description sats paid by the transaction and its descendants submitted here, which a replacement evicts */
                                     replaced_fees: number;
                                     /** @description BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement's vsize */
                                     bip125_minimum: number;

@@ -175,11 +175,18 @@ export class MempoolMirror {
     return this.removed.get(txid);
   }
 
-  /** In-mempool parents of a transaction held (tests, diagnostics). */
+  /** In-mempool parents of a transaction held. */
   parentsOfTx(txid: string): string[] {
     const slot = this.slots.get(txid);
     if (slot === undefined) return [];
     return Array.from(this.parents.of(slot), (p) => this.ids[p]!);
+  }
+
+  /** In-mempool children of a transaction held. */
+  childrenOfTx(txid: string): string[] {
+    const slot = this.slots.get(txid);
+    if (slot === undefined) return [];
+    return (this.childrenOf[slot] ?? []).map((c) => this.ids[c]!);
   }
 
   /**

@@ -2,6 +2,7 @@ import { CORE_ASSEMBLER_DEFAULTS, type BlockAssemblerOptions } from '../projecti
 import type { FinishedProjection } from '../projection/projection-scheduler.ts';
 import type { MirroredTx } from '../mirror/mempool-mirror.ts';
 import { TXID_BYTES, txidAt } from '../mirror/mempool-snapshot.ts';
+import { familyOf, type FamilyTx } from './mempool-family.ts';
 import type { ProjectedBlockSummary } from './mempool-feed.ts';
 import { rateToBeat } from './rate-to-beat.ts';
 
@@ -44,6 +45,8 @@ export interface MempoolView {
   transaction(txid: string): MempoolTxView | undefined;
   /** Projected block 0's txids, in block order. */
   nextBlockTxids(): string[];
+  /** A transaction the mirror holds (first) and the in-mempool transactions whose fees can decide when it is mined (mempool-family.ts); undefined when not in the mempool. */
+  family(txid: string): FamilyTx[] | undefined;
 }
 
 export function buildView(finished: FinishedProjection, publishedAt: number, assembler: BlockAssemblerOptions | undefined): MempoolView {
@@ -84,6 +87,7 @@ export function buildView(finished: FinishedProjection, publishedAt: number, ass
       return { ...tx, projected: true, position: { block, vsize: positionVsize[entry]! }, functionalRate: functionalRate[entry]! };
     },
     nextBlockTxids: () => Array.from({ length: firstCount }, (_, k) => txidAt({ txids: nextTxidBytes }, k)),
+    family: (txid) => familyOf(mirror, txid),
   };
 }
 

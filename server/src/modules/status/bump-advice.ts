@@ -2,6 +2,7 @@ import { btcToSats } from '../../bitcoin/amounts.ts';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
 import { minimumFee } from '../../mempool/projection/block-packages.ts';
+import type { PortalFamily } from './portal-family.ts';
 import type { BumpAdvice } from './status.schemas.ts';
 
 /**
@@ -14,10 +15,21 @@ import type { BumpAdvice } from './status.schemas.ts';
  * The package is counted as the projection counts it (node/miner.cpp): the
  * transaction and its unconfirmed ancestors, less those already selected in
  * the projected next block (once selected, Core takes their fees and size
- * out of their descendants' package), at modified fees and the node's
- * sigop-adjusted vsize. A replacement spends the same inputs, so it has the
- * same parents and is selected with the same ancestors: its fee is counted
- * over that package too.
+ * out of their descendants' package), at the node's sigop-adjusted vsize.
+ * A replacement spends the same inputs, so it has the same parents and is
+ * selected with the same ancestors: its fee is counted over that package too.
+ *
+ * Every figure is the portal's own view (portal-family.ts): the ancestors
+ * counted, the descendants a replacement evicts and the children that
+ * already spend an output are those the node accepted from the portal, at
+ * base fees, never the pool's prioritisetransaction deltas. A relative sent
+ * straight to the node changes no figure here, or its fee and size could be
+ * read off them; advice it makes wrong (a replacement that must also outbid
+ * a private child, an advised output a private child already spends) is
+ * refused by the node with the portal's "conflicts with a transaction
+ * already in the pool's mempool" answer, which names nothing. Whether there
+ * is advice at all follows the projected block number, the one thing such a
+ * relative can change in a public answer.
  */
 
 /**
@@ -59,9 +71,10 @@ export function childVsizeFor(scriptType: string): number {
 /** An output worth less than the child's fee plus a spendable change (P2WPKH dust, 294 sats) cannot pay for it. */
 const CHILD_CHANGE_FLOOR_SATS = 294;
 /**
- * Outputs checked for a spend already in the mempool, largest first. Each is
- * one gettxout; a transaction whose largest outputs children already spend
- * is rare, and one with thousands of outputs must not cost thousands of calls.
+ * Outputs considered for the child, largest first, and asked about in one
+ * gettxspendingprevout when a child submitted here spends some of the
+ * transaction's outputs: one with thousands of outputs must not make the
+ * node look up thousands of outpoints.
  */
 export const MAX_OUTPUT_LOOKUPS = 16;
 /** BIP125: an input with nSequence below this signals replaceability. */
@@ -76,14 +89,6 @@ interface RawTx {
   version: number;
   vin: Array<{ sequence: number }>;
   vout: Array<{ value: number; n: number; scriptPubKey: { hex: string; type: string } }>;
-}
-interface AncestorEntry {
-  vsize: number;
-  fees: { modified: number };
-}
-interface NodeEntry {
-  descendantsize: number;
-  fees: { modified: number; descendant: number };
 }
 interface TxFacts {
   /** BIP125 opt-in: an input with nSequence below 0xfffffffe (its own inputs; Core never honoured inherited signalling). */
@@ -105,9 +110,14 @@ interface ReplacementPolicy {
   none: boolean;
 }
 
-/** Not competitive: in no projected block, beyond the next one, or selected below the rate to beat. */
-export function isCompetitive(tx: MempoolTxView, view: MempoolView): boolean {
-  return tx.position?.block === 0 && (tx.functionalRate ?? 0) >= view.marketRate;
+/**
+ * Competitive: in the projected next block, at a functional rate (the
+ * portal's own, `rate`) that beats the rate to beat. Not the engine's rate:
+ * a parent a private child lifts into the next block is still advised as
+ * its own package needs.
+ */
+export function isCompetitive(tx: MempoolTxView, view: MempoolView, rate: number): boolean {
+  return tx.position?.block === 0 && rate >= view.marketRate;
 }
 
 /**
@@ -179,41 +189,46 @@ export function createBumpAdvisor(rpc: RpcClient) {
     return found;
   }
 
-  /** Unspent, even by the mempool: a child of an output another mempool transaction spends would conflict with it, not pay for its parent. */
-  async function unspent(txid: string, vout: number): Promise<boolean> {
-    return (await rpc.call<unknown>('gettxout', [txid, vout, true])) !== null;
+  /**
+   * Of `vouts` of `txid`, those a child submitted here already spends (a
+   * child of such an output would conflict with it, not pay for its
+   * parent): one gettxspendingprevout, and none when no child of it is the
+   * portal's. A spend by a transaction the portal did not record is not
+   * counted, or the advised output would say which output a private child
+   * spends.
+   */
+  async function spentByPortal(txid: string, vouts: number[], own: PortalFamily): Promise<Set<number>> {
+    const children = new Set(own.descendants.filter((d) => d.parents.includes(txid)).map((d) => d.txid));
+    if (children.size === 0 || vouts.length === 0) return new Set();
+    const spends = await rpc.call<Array<{ vout: number; spendingtxid?: string }>>('gettxspendingprevout', [vouts.map((vout) => ({ txid, vout }))]);
+    return new Set(spends.filter((s) => s.spendingtxid !== undefined && children.has(s.spendingtxid)).map((s) => s.vout));
   }
 
-  /** The advice for `tx`, or null when it is competitive or has left the mempool meanwhile. */
-  async function advise(tx: MempoolTxView, view: MempoolView): Promise<BumpAdvice | null> {
-    if (!tx.projected || isCompetitive(tx, view)) return null;
+  /** The advice for `tx`, or null when it is competitive or has left the mempool meanwhile; `own` is its family as the portal may describe it. */
+  async function advise(tx: MempoolTxView, view: MempoolView, own: PortalFamily): Promise<BumpAdvice | null> {
+    if (!tx.projected || isCompetitive(tx, view, own.rate)) return null;
     try {
-      return await adviseOn(tx, view);
+      return await adviseOn(tx, view, own);
     } catch (error) {
       if (error instanceof RpcError) return null; // mined or gone between the view and these calls
       throw error;
     }
   }
 
-  async function adviseOn(tx: MempoolTxView, view: MempoolView): Promise<BumpAdvice> {
-    const [ancestors, entry, own, node] = await Promise.all([
-      rpc.call<Record<string, AncestorEntry>>('getmempoolancestors', [tx.txid, true]),
-      rpc.call<NodeEntry>('getmempoolentry', [tx.txid]),
-      txFacts(tx.txid),
-      replacementPolicy(),
-    ]);
+  async function adviseOn(tx: MempoolTxView, view: MempoolView, family: PortalFamily): Promise<BumpAdvice> {
+    const [own, node] = await Promise.all([txFacts(tx.txid), replacementPolicy()]);
 
-    // Its unconfirmed ancestors the projection counts with it: those not already paid for in the next block.
+    // Its unconfirmed ancestors submitted here that the projection counts with it: those not already paid for in the next block.
     let ancestorFee = 0;
     let ancestorVsize = 0;
     let counted = 0;
-    for (const [txid, a] of Object.entries(ancestors)) {
-      if (view.transaction(txid)?.position?.block === 0) continue;
-      ancestorFee += btcToSats(a.fees.modified);
+    for (const a of family.ancestors) {
+      if (view.transaction(a.txid)?.position?.block === 0) continue;
+      ancestorFee += a.fee;
       ancestorVsize += a.vsize;
       counted++;
     }
-    const packageFee = tx.modifiedFee + ancestorFee;
+    const packageFee = tx.fee + ancestorFee;
     const packageVsize = tx.vsize + ancestorVsize;
     const withAncestors = counted === 0 ? 'this transaction' : `this transaction and ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'}`;
 
@@ -229,18 +244,14 @@ export function createBumpAdvisor(rpc: RpcClient) {
       }
       return terms;
     };
-    // The largest output that can pay for its child and that no mempool transaction spends yet.
-    let chosen: { vout: number; sats: number; scriptType: string; childVsize: number } | undefined;
-    let lookups = 0;
-    for (const output of [...own.outputs].sort((a, b) => b.sats - a.sats)) {
-      const childVsize = childVsizeFor(output.scriptType);
-      if (output.sats < termsFor(childVsize).fee + CHILD_CHANGE_FLOOR_SATS) continue;
-      if (lookups++ >= MAX_OUTPUT_LOOKUPS) break;
-      if (await unspent(tx.txid, output.vout)) {
-        chosen = { ...output, childVsize };
-        break;
-      }
-    }
+    // The largest output that can pay for its child and that no child submitted here spends yet.
+    const candidates = [...own.outputs]
+      .sort((a, b) => b.sats - a.sats)
+      .map((output) => ({ ...output, childVsize: childVsizeFor(output.scriptType) }))
+      .filter((output) => output.sats >= termsFor(output.childVsize).fee + CHILD_CHANGE_FLOOR_SATS)
+      .slice(0, MAX_OUTPUT_LOOKUPS);
+    const spent = await spentByPortal(tx.txid, candidates.map((c) => c.vout), family);
+    const chosen = candidates.find((c) => !spent.has(c.vout));
     const { rate } = termsFor(chosen?.childVsize ?? ASSUMED_CHILD_VSIZE);
     let cpfp: BumpAdvice['cpfp'] = null;
     if (chosen) {
@@ -267,10 +278,10 @@ export function createBumpAdvisor(rpc: RpcClient) {
     const why = node.none ? null : own.signals ? 'it signals BIP125' : own.truc ? 'it is a version 3 (TRUC) transaction' : node.any ? 'the pool node replaces any transaction (full RBF)' : null;
     let rbf: BumpAdvice['rbf'] = null;
     if (why) {
-      // BIP125 rules 3 and 4: pay at least what every replaced transaction paid (it and its descendants),
+      // BIP125 rules 3 and 4: pay at least what every replaced transaction paid (it and its descendants submitted here),
       // plus the incremental relay fee for the replacement's own size; here the same size as the original.
       const vsize = tx.vsize;
-      const replaced = btcToSats(entry.fees.descendant);
+      const replaced = tx.fee + family.descendants.reduce((sum, d) => sum + d.fee, 0);
       const bip125 = replaced + minimumFee(node.incrementalPerKvB, vsize);
       // Spending the same inputs, the replacement keeps the same parents: it enters the next block with the
       // ancestors the projection counts, so the package, not the replacement alone, must beat the rate.

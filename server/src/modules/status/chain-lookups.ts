@@ -1,4 +1,6 @@
+import { btcToSats } from '../../bitcoin/amounts.ts';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
+import type { FamilyTx } from '../../mempool/mempool-engine.ts';
 import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
 import type { MempoolEntry, MinedTx, VerboseTx } from './status-answers.ts';
 
@@ -18,6 +20,23 @@ export function createChainLookups(rpc: RpcClient) {
   }
 
   const mempoolEntry = (txid: string) => unlessRefused<MempoolEntry>('getmempoolentry', [txid]);
+
+  /**
+   * The family (mempool-family.ts) of a transaction the node holds and the
+   * engine does not yet: itself, and its ancestors and descendants from
+   * the node, two calls made only when its entry says it has any. Not the
+   * descendants' other ancestors, which only the engine's mirror walks: an
+   * answer for the moment the engine trails the node.
+   */
+  async function mempoolFamily(txid: string, entry: MempoolEntry): Promise<FamilyTx[]> {
+    const member = (id: string, e: Pick<MempoolEntry, 'vsize' | 'depends' | 'fees'>) => ({ txid: id, fee: btcToSats(e.fees.base), vsize: e.vsize, parents: e.depends });
+    if (entry.ancestorcount <= 1 && entry.descendantcount <= 1) return [member(txid, entry)];
+    const [ancestors, descendants] = await Promise.all([
+      unlessRefused<Record<string, MempoolEntry>>('getmempoolancestors', [txid, true]),
+      unlessRefused<Record<string, MempoolEntry>>('getmempooldescendants', [txid, true]),
+    ]);
+    return [member(txid, entry), ...Object.entries({ ...ancestors, ...descendants }).map(([id, e]) => member(id, e))];
+  }
 
   /** The serialized size, witness included: half the raw hex's length. */
   async function rawSize(txid: string): Promise<number | null> {
@@ -63,5 +82,5 @@ export function createChainLookups(rpc: RpcClient) {
     return { tx: { ...tx, blockhash: block.hash }, height: block.height };
   }
 
-  return { mempoolEntry, rawSize, findMined, minedInFollowed };
+  return { mempoolEntry, mempoolFamily, rawSize, findMined, minedInFollowed };
 }

@@ -2,6 +2,7 @@ import { btcToSats } from '../../bitcoin/amounts.ts';
 import type { MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
 import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
 import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
+import type { PortalFamily } from './portal-family.ts';
 import type { Removal } from './removal-finder.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
@@ -39,8 +40,12 @@ export interface MempoolEntry {
   vsize: number;
   weight: number;
   time: number;
-  ancestorsize: number;
-  fees: { base: number; modified: number; ancestor: number };
+  /** Its in-mempool parents. */
+  depends: string[];
+  ancestorcount: number;
+  descendantcount: number;
+  /** Base fee only: `modified` carries the pool's prioritisetransaction deltas, which are not the public's. */
+  fees: { base: number };
 }
 
 /** The portal's submission row, as a status reads it. */
@@ -95,36 +100,44 @@ export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | unde
   };
 }
 
-export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null, firstSeen: number | null): StatusAnswer {
+/**
+ * In the mempool. Its functional rate is the portal's own view of it
+ * (portal-family.ts): its base fee and vsize with those of its unconfirmed
+ * relatives submitted here, never the engine's package rate nor the node's
+ * ancestor or modified fees, which a private relative or a prioritisation
+ * moves. Its position is the pool's template's truth, so a relative the
+ * portal did not record can change its block number: that, and only that,
+ * stays observable of such a relative; the depth in the block is given only
+ * when every relative is the portal's.
+ */
+export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxView | undefined, entry: MempoolEntry | undefined, size: number | null, firstSeen: number | null, own: PortalFamily): StatusAnswer {
   if (tx?.projected) {
+    const position = tx.position ? { block: tx.position.block, vsize: own.withOthers ? null : tx.position.vsize } : NO_POSITION;
     return {
-      transaction: { txid, weight: tx.weight, fee: tx.fee, size, vsize: tx.vsize, firstSeen, position: tx.position ?? NO_POSITION, status: UNCONFIRMED },
+      transaction: { txid, weight: tx.weight, fee: tx.fee, size, vsize: tx.vsize, firstSeen, position, status: UNCONFIRMED },
       state: 'in_mempool',
       removal: null,
       market_rate: view.marketRate,
-      functional_rate: tx.functionalRate,
+      functional_rate: own.rate,
     };
   }
-  // The engine has not projected it yet (it trails the node by a moment): the node's entry, and its
-  // ancestor score (CompareTxMemPoolEntryByAncestorFee: the lower of its own rate and its package's) against the rate to beat.
-  const fee = tx?.fee ?? btcToSats(entry!.fees.base);
-  const vsize = tx?.vsize ?? entry!.vsize;
-  const functional = entry ? Math.min(btcToSats(entry.fees.modified) / entry.vsize, btcToSats(entry.fees.ancestor) / entry.ancestorsize) : (tx?.modifiedFee ?? fee) / vsize;
+  // The engine has not projected it yet (it trails the node by a moment): the node's entry, and whether
+  // the portal's package of it beats the rate to beat.
   return {
     transaction: {
       txid,
       weight: tx?.weight ?? entry!.weight,
-      fee,
+      fee: tx?.fee ?? btcToSats(entry!.fees.base),
       size,
-      vsize,
+      vsize: tx?.vsize ?? entry!.vsize,
       firstSeen,
-      position: { block: functional >= view.marketRate ? 0 : null, vsize: null },
+      position: { block: own.rate >= view.marketRate ? 0 : null, vsize: null },
       status: UNCONFIRMED,
     },
     state: 'in_mempool',
     removal: null,
     market_rate: view.marketRate,
-    functional_rate: functional,
+    functional_rate: own.rate,
   };
 }
 

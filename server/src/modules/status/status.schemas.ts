@@ -21,13 +21,13 @@ export const RemovalReason = Type.Union(
 export const BumpAdvice = Type.Object({
   rate_to_beat: Type.Number({ description: 'The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it' }),
   package: Type.Object({
-    vsize: Type.Integer({ description: 'This transaction and the unconfirmed ancestors the projection counts with it (those not already in the next block)' }),
-    fee: Type.Integer({ description: 'sats (modified fees)' }),
-    ancestors: Type.Integer({ description: 'How many unconfirmed ancestors are counted' }),
+    vsize: Type.Integer({ description: 'This transaction and the unconfirmed ancestors submitted here that the projection counts with it (those not already in the next block)' }),
+    fee: Type.Integer({ description: 'sats (base fees)' }),
+    ancestors: Type.Integer({ description: 'How many unconfirmed ancestors submitted here are counted' }),
     rate: Type.Number({ description: 'sat/vB' }),
   }),
   cpfp: Nullable(Type.Object({
-    output: Type.String({ description: 'txid:vout of the output of this transaction a child would spend: its largest unspent output that can pay for the child' }),
+    output: Type.String({ description: 'txid:vout of the output of this transaction a child would spend: its largest output that can pay for the child and that no child submitted here spends' }),
     output_value: Type.Integer({ description: 'sats' }),
     child_vsize: Type.Integer({ description: 'The child size assumed: one input spending that output (sized by its script type; P2WPKH-sized when unknown) and one P2WPKH output' }),
     child_fee: Type.Integer({ description: 'sats the child must pay' }),
@@ -39,7 +39,7 @@ export const BumpAdvice = Type.Object({
     fee: Type.Integer({ description: 'sats a replacement of the same vsize must pay at least (with the unconfirmed ancestors it keeps, the package must beat the rate that enters the next block)' }),
     rate: Type.Number({ description: 'sat/vB' }),
     vsize: Type.Integer({ description: 'The replacement size assumed: the original\'s' }),
-    replaced_fees: Type.Integer({ description: 'sats paid by the transaction and its descendants, which a replacement evicts' }),
+    replaced_fees: Type.Integer({ description: 'sats paid by the transaction and its descendants submitted here, which a replacement evicts' }),
     bip125_minimum: Type.Integer({ description: 'BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement\'s vsize' }),
     binding: Type.Union([Type.Literal('bip125'), Type.Literal('rate_to_beat')], { description: 'Which of the two sets the fee' }),
     explanation: Type.String(),
@@ -59,7 +59,7 @@ export const StatusResponse = Type.Object({
     firstSeen: Nullable(Type.Integer({ description: 'Unix seconds the portal first accepted it (a failed attempt: when it was made); null for a transaction not submitted here' })),
     position: Type.Object({
       block: Nullable(Type.Integer({ description: '0 = in the next block the pool would build, 1 = the one after, …; null when not in the mempool or in no projected block' })),
-      vsize: Nullable(Type.Integer({ description: 'vbytes from the start of its projected block up to and including it' })),
+      vsize: Nullable(Type.Integer({ description: 'vbytes from the start of its projected block up to and including it; null when an unconfirmed relative of it was not submitted here (the block alone is given)' })),
     }),
     status: Type.Object({
       confirmed: Type.Boolean(),
@@ -83,7 +83,7 @@ export const StatusResponse = Type.Object({
   odds_note: Nullable(Type.String({ description: 'Why the odds are unknown (null), e.g. the pool identification settings are blank; null when they are known' })),
   expected_next_block_seconds: Nullable(Type.Number({ description: "Expected wait for the pool's next block: 600 s ÷ its 24-hour share; null when it mined none" })),
   market_rate: Nullable(Type.Number({ description: 'The rate to beat (sat/vB): the lowest package rate in the projected next block when it is full, else the node\'s minimum' })),
-  functional_rate: Nullable(Type.Number({ description: 'The package rate (sat/vB, with the unconfirmed ancestors it needs) at which the projection selects it' })),
+  functional_rate: Nullable(Type.Number({ description: 'The package rate (sat/vB, base fees) at which block assembly would take it, counting only the unconfirmed relatives submitted here (its ancestors, and children that pay for it)' })),
   bump: Type.Optional(Nullable(BumpAdvice)),
   child_pays_for_parent: Type.Optional(Nullable(Type.Object({
     pays_for: Type.Array(Type.String(), { description: 'The txids of the parents this transaction paid for: they were below the minimum and entered the mempool with it' }),

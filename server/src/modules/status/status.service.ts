@@ -3,13 +3,15 @@ import type { Queryable } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import { NODE_CALLS, type NodeCallMeter } from '../../http/node-call-budget.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { FamilyTx, MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
 import { createBumpAdvisor } from './bump-advice.ts';
 import { createChainLookups } from './chain-lookups.ts';
 import { findRemoval, removal } from './removal-finder.ts';
 import { createSizeMemo } from './size-memo.ts';
 import { cpfpNote, goneAnswer, inMempoolAnswer, minedAnswer, poolOddsOf, recordedConfirmedAnswer, unix, type MempoolEntry } from './status-answers.ts';
 import { cpfpLinksOf } from '../submission/cpfp-links.repository.ts';
+import { recordedTxids } from '../submission/portal-records.repository.ts';
+import { portalFamily, relativesOf, type PortalFamily } from './portal-family.ts';
 import { portalRecordOf } from './status.repository.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
@@ -60,7 +62,18 @@ export function createStatusService(deps: StatusDeps) {
   const node = createChainLookups(rpc);
 
   /** The bump advice for a transaction the engine projected; null when competitive. */
-  const bumpOf = async (view: MempoolView, tx: MempoolTxView | undefined) => ({ bump: tx?.projected ? await advisor.advise(tx, view) : null });
+  const bumpOf = async (view: MempoolView, tx: MempoolTxView | undefined, own: PortalFamily) => ({ bump: tx?.projected ? await advisor.advise(tx, view, own) : null });
+
+  /**
+   * The family as a public answer may describe it (portal-family.ts): which
+   * of its in-mempool relatives are the portal's, one query, asked only when
+   * the engine (or the node) says it has any, so that a status page polling a
+   * transaction with none stays an answer from the engine alone.
+   */
+  async function portalFamilyOf(family: FamilyTx[]): Promise<PortalFamily> {
+    const relatives = relativesOf(family);
+    return portalFamily(family, relatives.length === 0 ? new Set() : await recordedTxids(db, relatives));
+  }
 
   async function check(rawTxid: string): Promise<StatusResponse> {
     const txid = rawTxid.trim().toLowerCase();
@@ -81,9 +94,12 @@ export function createStatusService(deps: StatusDeps) {
     // Only transactions the portal recorded are remembered here, so a hit says nothing new.
     const remembered = sizes.get(txid);
     let tx = remembered === undefined ? undefined : view.transaction(txid);
-    if (tx?.projected && remembered !== undefined) {
-      // Waiting in the mempool, and its size already known: the engine answers alone, with no database or node call.
-      return { ...inMempoolAnswer(txid, view, tx, undefined, remembered.size, remembered.firstSeen), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx)) };
+    const held = tx?.projected ? view.family(txid) : undefined;
+    if (tx?.projected && held && remembered !== undefined) {
+      // Waiting in the mempool, and its size already known: the engine answers alone, with no node call, and no
+      // database call unless it has unconfirmed relatives (which of them are the portal's).
+      const own = await portalFamilyOf(held);
+      return { ...inMempoolAnswer(txid, view, tx, undefined, remembered.size, remembered.firstSeen, own), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx, own)) };
     }
 
     const { known, submission: recorded, firstSeen: portalTime } = await portalRecordOf(db, txid);
@@ -101,10 +117,13 @@ export function createStatusService(deps: StatusDeps) {
     const poolOdds = poolOddsOf(await mempool.odds());
     const firstSeen = portalTime ? unix(portalTime) : null;
 
-    if (tx || entry) {
+    // The engine's mirror holds it (or the node alone, for the moment the engine trails it).
+    const family = (tx && view.family(txid)) ?? (entry ? await node.mempoolFamily(txid, entry) : undefined);
+    if (family) {
       const size = recorded?.size ?? (await node.rawSize(txid));
       if (size !== null) sizes.remember(txid, { size, firstSeen });
-      return { ...inMempoolAnswer(txid, view, tx, entry, size, firstSeen), ...poolOdds, ...(await bumpOf(view, tx)) };
+      const own = await portalFamilyOf(family);
+      return { ...inMempoolAnswer(txid, view, tx, entry, size, firstSeen, own), ...poolOdds, ...(await bumpOf(view, tx, own)) };
     }
 
     // Not in the mempool: mined, or gone.
