@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { btcToSats } from '../src/bitcoin/amounts.ts';
 import { createHash } from 'node:crypto';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
-import { OTHER_WITNESS_MESSAGE } from '../src/modules/submission/submission-rules.ts';
+import { invalidSignatureMessage, OTHER_WITNESS_MESSAGE } from '../src/modules/submission/submission-rules.ts';
 import { REMOVAL_MESSAGES, REPLACED_ELSEWHERE_MESSAGE } from '../src/modules/status/removal-finder.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
 import { OP_TRUE_P2WSH, unsignedSpendOf } from './helpers/keyless-spends.ts';
@@ -195,5 +195,36 @@ for (const engine of testDatabases()) {
       assert.equal((await status(txid)).statusCode, 404);
       await node.mine(1);
     });
+
+    test('a high-S copy of a private transaction (same txid, a signature only the node refuses) is refused as it is for an unknown one', async () => {
+      const hidden = await node.buildTx({ feeRate: 5 });
+      await node.rpc.call('sendrawtransaction', [hidden.hex]);
+      const stranger = await node.buildTx({ feeRate: 5 });
+      const ofHidden = await post(t.app, '/api/transactions', { tx_hex: withHighS(hidden.hex), skip_mempool_submission: true });
+      const ofStranger = await post(t.app, '/api/transactions', { tx_hex: withHighS(stranger.hex), skip_mempool_submission: true });
+      assert.equal(ofHidden.statusCode, 400, JSON.stringify(ofHidden.body));
+      assert.deepEqual([ofHidden.statusCode, ofHidden.body], [ofStranger.statusCode, ofStranger.body]);
+      const submitted = await post<{ message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: withHighS(hidden.hex) });
+      assert.deepEqual([submitted.statusCode, submitted.body.message], [422, invalidSignatureMessage(0)]);
+    });
   });
+}
+
+/** The group order of secp256k1. */
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaae6dcaf48a03bbfd25e8cd0364141n;
+
+/** `hex` with its first input's ECDSA signature (witness item 0) given the other S, n − S: the same txid, a high S. */
+function withHighS(hex: string): string {
+  const tx = decodeTxHex(hex);
+  const sig = Buffer.from(tx.inputs[0]!.witness[0]!, 'hex');
+  const lenR = sig[3]!;
+  const r = sig.subarray(4, 4 + lenR);
+  const s = BigInt(`0x${sig.subarray(6 + lenR, sig.length - 1).toString('hex')}`);
+  let high = (CURVE_ORDER - s).toString(16).padStart(64, '0');
+  if (parseInt(high.slice(0, 2), 16) >= 0x80) high = `00${high}`;
+  const sBytes = Buffer.from(high, 'hex');
+  const body = Buffer.concat([Buffer.from([0x02, r.length]), r, Buffer.from([0x02, sBytes.length]), sBytes]);
+  const der = Buffer.concat([Buffer.from([0x30, body.length]), body, sig.subarray(sig.length - 1)]);
+  const inputs = tx.inputs.map((input, i) => (i === 0 ? { ...input, witness: [der.toString('hex'), ...input.witness.slice(1)] } : input));
+  return encodeTxHex({ ...tx, inputs });
 }

@@ -98,8 +98,9 @@ function scalar32(bytes: Buffer): Buffer | undefined {
 
 /**
  * An ECDSA signature as a script carries it (DER, then the hash type byte)
- * checked against `digestOf(hashType)`. High-S signatures verify, as they do
- * under consensus (LOW_S is policy; Core normalizes before verifying).
+ * checked against `digestOf(hashType)`. A high S does not verify: it is
+ * consensus-valid, but no mempool takes it (see below), and the portal
+ * checks what the pool's node would take.
  */
 function ecdsaValid(sigWithType: Buffer, pubkey: Buffer, digestOf: (hashType: number) => Buffer): 'valid' | 'invalid' | 'unsupported' {
   // Hybrid keys (0x06, 0x07) are valid under consensus but not in this curve library: not vouched for.
@@ -112,7 +113,11 @@ function ecdsaValid(sigWithType: Buffer, pubkey: Buffer, digestOf: (hashType: nu
   const s = scalar32(der.subarray(6 + lenR));
   if (!r || !s) return 'invalid';
   try {
-    return secp256k1.verify(Buffer.concat([r, s]), digestOf(hashType), pubkey, { prehash: false, lowS: false, format: 'compact' }) ? 'valid' : 'invalid';
+    // lowS: a high S is valid by consensus but never taken into a mempool (SCRIPT_VERIFY_LOW_S is among the
+    // standard script flags, which Core applies to every mempool entry, -acceptnonstdtxn or not). Counting
+    // it valid would let anyone with a signed transaction make a second copy (S → n − S, same txid) the
+    // node refuses unless it already holds the first: a probe of the private mempool.
+    return secp256k1.verify(Buffer.concat([r, s]), digestOf(hashType), pubkey, { prehash: false, lowS: true, format: 'compact' }) ? 'valid' : 'invalid';
   } catch {
     // Not a point on the curve, r or s zero or past the group order.
     return 'invalid';

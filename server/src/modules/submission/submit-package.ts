@@ -182,7 +182,8 @@ async function refuseFailed(service: SubmissionContext, result: SubmitPackageRes
 
 /** A submitpackage result with every refused member's reason in plain words. */
 function explained(result: SubmitPackageResult): SubmitPackageResult {
-  const txResults = Object.fromEntries(Object.entries(result['tx-results'] ?? {}).map(([wtxid, r]) => [wtxid, r.error ? { ...r, error: explainRejectReason(r.error) } : r]));
+  // The portal's own refusals (another copy under the same txid) are not the node's words: not rewrapped as such.
+  const txResults = Object.fromEntries(Object.entries(result['tx-results'] ?? {}).map(([wtxid, r]) => [wtxid, r.error && r.error !== OTHER_WITNESS_MESSAGE ? { ...r, error: explainRejectReason(r.error) } : r]));
   return { ...result, 'tx-results': txResults };
 }
 
