@@ -33,7 +33,8 @@ const toasts = (page: Page) => page.locator('.Toastify__toast');
 /** Every toast's box lies inside the page's visible width (the viewport less its scrollbar), once its entrance (a slide from the right) has ended. */
 async function toastsInside(page: Page): Promise<void> {
   // react-toastify takes its enter class off when the entrance animation ends.
-  await page.waitForFunction(`document.querySelector('.Toastify__toast') !== null && [...document.querySelectorAll('.Toastify__toast')].every((t) => !t.className.includes('-enter'))`);
+  await page.locator('.Toastify__toast').first().waitFor();
+  await page.locator('.Toastify__toast[class*="-enter"]').first().waitFor({ state: 'detached' });
   // The toast, what it holds (its close button, its progress bar) and the container around it.
   const parts = page.locator('.Toastify__toast-container, .Toastify__toast, .Toastify__toast *');
   const boxes = await Promise.all((await parts.all()).map(async (t) => ({ what: await t.getAttribute('class'), box: await t.boundingBox() })));
