@@ -123,7 +123,7 @@ describe('an administrator', () => {
   test('finds a row by the start of its txid, as the table shows it shortened, at 1280 and 390 px', async () => {
     const page = await open(admin);
     await settled(page, '1 - 10 of 25');
-    await page.getByLabel('Transaction ID').fill(failedTxid(7).slice(0, 10));
+    await page.getByRole('textbox', { name: 'Transaction ID' }).fill(failedTxid(7).slice(0, 10));
     await page.getByRole('button', { name: 'Search' }).click();
     const table = await settled(page, '1 - 1 of 1');
     const cells = await table.locator('tbody tr').first().getByRole('cell').allInnerTexts();
