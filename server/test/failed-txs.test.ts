@@ -116,13 +116,21 @@ for (const engine of testDatabases()) {
           tx_hex_length: 68,
           client_code: 'ACME',
           timestamp: day(3, 3),
-          errors: ['mempool min fee not met, 100 < 200', 'mempool full'],
+          // In plain words first, then the node's own (bitcoin/reject-reasons.ts); stored as the node said them.
+          errors: [
+            "The fee is below what the pool's mempool needs while it is this full. Raise the fee and submit again. (node: mempool min fee not met, 100 < 200)",
+            "The pool's mempool is full and the fee is too low to make room for it. Raise the fee or try again later. (node: mempool full)",
+          ],
           submission_type: 'tx',
           attempts: 2,
           status: 'Failed',
         },
       ]);
       assert.equal((await list({ txid: txidOf('failed-5') })).body.result[0]!.client_code, null);
+      const stored = await db.query<{ errors: string[] }>('SELECT errors FROM failed_txs WHERE id = $1', [failedId(3)]);
+      assert.deepEqual(stored.rows[0]!.errors, ['mempool min fee not met, 100 < 200', 'mempool full'], "the table keeps the node's words");
+      // A reason the table does not know (a timeout, the portal's own words) is shown as it was kept.
+      assert.deepEqual((await list({ txid: txidOf('failed-4') })).body.result[0]!.errors, ['reason 4']);
     });
 
     test("the list never carries a long hex whole: each row's whole hex is one request away", async () => {
@@ -170,7 +178,7 @@ for (const engine of testDatabases()) {
       }
     });
 
-    test('filters: exact txid in either case, exact client code, inclusive date range, combined; ids are exactly the matches', async () => {
+    test('filters: txid by its start, in either case (the table shows txids shortened); exact client code, inclusive date range, combined; ids are exactly the matches', async () => {
       const ids = async (query: Record<string, string>) => {
         const res = await list(query);
         assert.equal(res.statusCode, 200, res.body.message);
@@ -179,7 +187,15 @@ for (const engine of testDatabases()) {
       };
       assert.deepEqual(await ids({ txid: txidOf('failed-7') }), [failedId(7)]);
       assert.deepEqual(await ids({ txid: `  ${txidOf('failed-7').toUpperCase()} ` }), [failedId(7)]);
-      assert.deepEqual(await ids({ txid: txidOf('failed-7').slice(0, 20) }), [], 'exact, not a prefix');
+      assert.deepEqual(await ids({ txid: txidOf('failed-7').slice(0, 10) }), [failedId(7)], 'the first 10 characters the table shows');
+      assert.deepEqual(await ids({ txid: ` ${txidOf('failed-7').slice(0, 20).toUpperCase()}` }), [failedId(7)], 'a longer start, in upper case');
+      const startingWith = (prefix: string) => descending(25).filter((d) => txidOf(`failed-${d}`).startsWith(prefix)).map(failedId);
+      const oneChar = txidOf('failed-7').slice(0, 1);
+      assert.ok(startingWith(oneChar).length > 1, 'the fixture has several txids with that first character');
+      assert.deepEqual(await ids({ txid: oneChar }), startingWith(oneChar), 'every txid with that start');
+      assert.deepEqual(await ids({ txid: txidOf('failed-7').slice(-10) }), [], 'the end of a txid is not its start');
+      assert.deepEqual(await ids({ txid: '%' }), [], 'a LIKE wildcard is taken literally');
+      assert.deepEqual(await ids({ txid: '_' }), [], 'a LIKE wildcard is taken literally');
       assert.deepEqual(await ids({ txid: txidOf('timeout-1') }), [], 'a Timeout row is not in the Failed list');
       assert.deepEqual(failedDays(await ids({ client_code: 'BETA' })), [24, 22, 18, 16, 14, 12, 8, 6, 4, 2]);
       assert.deepEqual(await ids({ client_code: 'beta' }), [], 'client codes match exactly');

@@ -245,8 +245,16 @@ for (const engine of testDatabases()) {
         dates: await check({ from_date: '2024-05-01 03:00:00', to_date: '2024-05-01 07:30:00' }, (e) => e.createdAt >= at(1, 3) && e.createdAt <= at(1, 7, 30), 'dates'),
         combined: await check({ client_code: 'ACME10', from_date: '2024-05-01 04:00:00', to_date: '2024-05-01 23:59:59' }, (e) => e.clientCode === 'ACME10' && e.createdAt >= at(1, 4) && e.createdAt < at(2, 0), 'combined'),
         nothing: await check({ txid: fakeTxid('no such transaction') }, () => false, 'unknown txid'),
+        // The table shows txids shortened to their first and last 10 characters: the start finds them.
+        start: await check({ txid: txs[5]!.txid.slice(0, 10) }, (e) => e.txid === txs[5]!.txid, 'the start of a transaction'),
+        memberStart: await check({ txid: packages[2]!.txids[1]!.slice(0, 10).toUpperCase() }, (e) => e.kind === 'package' && e.id === packages[2]!.id, 'the start of a package member'),
+        end: await check({ txid: txs[5]!.txid.slice(-10) }, () => false, 'the end of a txid is not its start'),
+        wildcard: await check({ txid: '_' }, () => false, 'a LIKE wildcard is taken literally'),
       };
-      assert.deepEqual(counts, { txid: 1, member: 1, code: 6, dates: 8, combined: 5, nothing: 0 });
+      const firstChar = txs[5]!.txid.slice(0, 1);
+      const sharing = await check({ txid: firstChar }, (e) => (Array.isArray(e.txid) ? e.txid : [e.txid]).some((t) => t.startsWith(firstChar)), 'every row with a txid of that first character');
+      assert.ok(sharing > 1, 'several rows share that first character');
+      assert.deepEqual(counts, { txid: 1, member: 1, code: 6, dates: 8, combined: 5, nothing: 0, start: 1, memberStart: 1, end: 0, wildcard: 0 });
     });
 
     test('the download is every matching row as CSV in report order, with the screen\'s column titles', async () => {

@@ -45,6 +45,23 @@ export function startsWith(column: string, text: string, param: Param): string {
   return `lower(${column}) LIKE lower(${param(`${escapeLike(text)}%`)})`;
 }
 
+/** How many hex characters a txid has (32 bytes, as the node prints it). */
+const TXID_LENGTH = 64;
+
+/**
+ * Rows whose txid `column` starts with `prefix` (lower case, as txids are
+ * stored): staff lists show txids shortened to their ends, so the start
+ * they can read finds the row. A whole txid stays an equality, which the
+ * unique and GIN indexes serve; a start is a LIKE, served by the
+ * text_pattern_ops indexes of 027_txid_prefix_indexes.sql. `array`: the
+ * column holds a package's txids, and any member may match.
+ */
+export function txidStartsWith(column: string, prefix: string, param: Param, { array = false } = {}): string {
+  if (prefix.length === TXID_LENGTH) return array ? `${column} @> ARRAY[${param(prefix)}::text]` : `${column} = ${param(prefix)}`;
+  const pattern = param(`${escapeLike(prefix)}%`);
+  return array ? `EXISTS (SELECT 1 FROM unnest(${column}) AS member(txid) WHERE member.txid LIKE ${pattern})` : `${column} LIKE ${pattern}`;
+}
+
 /** Which rows of a list: LIMIT and OFFSET. */
 export interface PageWindow {
   limit: number;

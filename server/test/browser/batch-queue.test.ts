@@ -240,6 +240,8 @@ describe('the queue', () => {
     await page.getByRole('button', { name: 'Send all' }).click();
     await page.getByRole('status').filter({ hasText: /The server asked us to slow down: the next request goes out in \d s\./ }).waitFor();
     await row(page, 2).getByText(/Too many requests: sending again in \d s/).waitFor();
+    // The row waiting out the 429 and the one behind it are counted as waiting, not as nothing.
+    assert.equal(await page.locator('.batch-toolbar .batch-muted').innerText(), '1 accepted · 0 not accepted · 2 waiting · 0 not sent');
     await acceptedRow(page, 3, [txs[2]!.txid]);
     await acceptedRow(page, 2, [txs[1]!.txid]);
     await acceptedRow(page, 1, [txs[0]!.txid]);

@@ -105,13 +105,34 @@ describe('an administrator', () => {
     assert.match(first[3]!, new RegExp(`^${short(hexOf(failedTxid(25)))}`));
     assert.equal(first[4], 'ALPHA');
     assert.match(first[5]!, /^2025-03-2[56] \d{2}:\d{2}:\d{2}$/);
-    assert.equal(first[6], 'mempool min fee not met, 150 < 300\nmempool full');
+    // Each reason in plain words, the node's own after it (the submit page's table, bitcoin/reject-reasons.ts).
+    assert.equal(
+      first[6],
+      "The fee is below what the pool's mempool needs while it is this full. Raise the fee and submit again. (node: mempool min fee not met, 150 < 300)\n" +
+        "The pool's mempool is full and the fee is too low to make room for it. Raise the fee or try again later. (node: mempool full)",
+    );
     assert.match(first[7]!, /^Retry$/);
     await table.getByRole('button', { name: `Copy transaction hex of ${failedTxid(25)}` }).click();
     await toast(page, 'Transaction hex copied!');
     assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), hexOf(failedTxid(25)));
     await assertAccessible(page, 'Failed Transactions');
     await screenshot(page, 'failed-txs');
+    await page.close();
+  });
+
+  test('finds a row by the start of its txid, as the table shows it shortened, at 1280 and 390 px', async () => {
+    const page = await open(admin);
+    await settled(page, '1 - 10 of 25');
+    await page.getByRole('textbox', { name: 'Transaction ID' }).fill(failedTxid(7).slice(0, 10));
+    await page.getByRole('button', { name: 'Search' }).click();
+    const table = await settled(page, '1 - 1 of 1');
+    const cells = await table.locator('tbody tr').first().getByRole('cell').allInnerTexts();
+    assert.match(cells[2]!, new RegExp(`^${short(failedTxid(7))}`));
+    assert.equal(cells[6], "The fee is below the node's minimum relay fee rate. Raise the fee and submit again. (node: min relay fee not met 7)");
+    await screenshot(page, 'failed-txs-prefix-1280');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await settled(page, '1 - 1 of 1');
+    await screenshot(page, 'failed-txs-prefix-390');
     await page.close();
   });
 

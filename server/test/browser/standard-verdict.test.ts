@@ -73,3 +73,25 @@ test('an oversize transaction: "non-standard: public nodes refuse it because …
   await screenshot(page, 'standard-verdict-non-standard');
   await page.close();
 });
+
+test('a transaction already mined, pasted again: "already confirmed in block N", and nothing about standardness', async () => {
+  const tx = await pool.buildTx({ feeRate: 4 });
+  await pool.rpc.call('sendrawtransaction', [tx.hex]);
+  await pool.mine(1);
+  const height = await pool.rpc.call<number>('getblockcount');
+  // The policy node has the block too: asked now, it answers txn-already-known (its outputs are coins).
+  await until(async () => (await policy.rpc.call<number>('getblockcount')) >= height, async () => 'the policy node is behind');
+  const [asked] = await policy.rpc.call<Array<{ 'reject-reason'?: string }>>('testmempoolaccept', [[tx.hex]]);
+  assert.equal(asked!['reject-reason'], 'txn-already-known');
+  const page = await browser.newPage();
+  await page.goto(`${app.base}/`);
+  await page.getByLabel(/Raw transaction hex/).fill(tx.hex);
+  const summary = page.getByRole('region', { name: 'Decoded transactions' });
+  await summary.getByText(`This transaction is already confirmed in block ${height}.`).waitFor();
+  const text = await summary.innerText();
+  assert.doesNotMatch(text, /standard|Public network|txn-already-known/);
+  await screenshot(page, 'standard-verdict-already-confirmed');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, 'standard-verdict-already-confirmed-390');
+  await page.close();
+});

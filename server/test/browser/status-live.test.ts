@@ -52,6 +52,22 @@ async function childPaying(parent: BuiltTx, vout: number, fee: number, vsize: nu
 
 const statusText = (page: Page) => page.getByTestId('tx-status');
 
+/**
+ * The depth marker crosses none of its block's text at any depth: it moves
+ * up and down with the depth (464,736 vB deep puts it mid-block, through
+ * the text), so it must keep beside the text, never across it.
+ */
+async function markerClearOfText(page: Page, size: string): Promise<void> {
+  const marker = await page.locator('.sl-marker').boundingBox();
+  assert.ok(marker, `${size}: the depth marker is drawn`);
+  const texts = page.getByTestId('tx-block').locator('.sl-cube p, .sl-cube p > span');
+  for (const text of await texts.all()) {
+    const box = (await text.boundingBox())!;
+    const across: boolean = marker.x < box.x + box.width && box.x < marker.x + marker.width;
+    assert.equal(across, false, `${size}: the marker ${JSON.stringify(marker)} would strike through "${await text.innerText()}" ${JSON.stringify(box)} at its height`);
+  }
+}
+
 describe('status page, live and visual', () => {
   test('not yet competitive → waiting for the next block → confirmed, without a reload; the strip and the advice are the engine\'s', async () => {
     const cheap = await node.buildTx({ feeRate: 1 });
@@ -79,9 +95,11 @@ describe('status page, live and visual', () => {
     assert.equal(await page.getByTestId('rbf-fee').textContent(), `${advice.rbf!.fee.toLocaleString('en-US')} sats`);
     assert.match((await page.getByTestId('tx-eta').textContent())!, new RegExp(`^Likely within ${block + 1} blocks`));
     assert.deepEqual(await seriousA11yViolations(page), []);
+    await markerClearOfText(page, '1280 px');
     await screenshot(page, 'status-live-behind-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
     assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1'), false, 'no sideways scrolling at 390 px');
+    await markerClearOfText(page, '390 px');
     await screenshot(page, 'status-live-behind-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -15,17 +15,23 @@ export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../../test-ar
 /** The built web app; TEST_WEB_DIST_DIR points the tests at another build (e.g. an older one, to see a new test fail on it). */
 export const WEB_DIST_DIR = process.env.TEST_WEB_DIST_DIR ?? path.resolve(import.meta.dirname, '../../../web/dist');
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * `scrollbars`: drawn as a desktop browser draws them, taking width from the
+ * page (headless Chromium otherwise hides them), for tests that measure what
+ * fits beside one.
+ */
+export async function launchBrowser(options: { scrollbars?: boolean } = {}): Promise<Browser> {
   try {
-    return await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    return await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, ...(options.scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}) });
   } catch (error) {
     throw new Error(`Cannot start Chromium at ${CHROMIUM} (apt-get install -y chromium): ${(error as Error).message}`, { cause: error });
   }
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** `fullPage: false`: the viewport as it is, scrollbar and all (a full-page capture resizes it, and the scrollbar goes). */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage });
 }
 
 export { until } from './until.ts';

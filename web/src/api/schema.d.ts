@@ -3927,7 +3927,7 @@ export interface paths {
                     limit?: 10 | 20 | 50 | 100;
                     /** @description Which open failures: Failed (the default) or Timeout */
                     tx_status?: "Failed" | "Timeout";
-                    /** @description Exact transaction id, in either case (for a package, the id of its last transaction). Blank means no filter. */
+                    /** @description A transaction id or its start, in either case (for a package, the id of its last transaction). Blank means no filter. */
                     txid?: string;
                     /** @description Exact client code the submission carried. Blank means no filter. */
                     client_code?: string;
@@ -3963,7 +3963,7 @@ export interface paths {
                                  * @description When the submission first failed
                                  */
                                 timestamp: string;
-                                /** @description The node's reasons, one per failed attempt, oldest first */
+                                /** @description Why each attempt failed, oldest first: a node's refusal in plain words followed by the node's own, '(node: code, details)'; other errors as they were */
                                 errors: string[];
                                 /** @enum {unknown} */
                                 submission_type: "tx" | "package";
@@ -4316,7 +4316,7 @@ export interface paths {
                     limit?: 10 | 20 | 50 | 100;
                     /** @description Exact client code. Blank means no filter. */
                     client_code?: string;
-                    /** @description A transaction id, any case; a package matches when it holds the transaction. Blank means no filter. */
+                    /** @description A transaction id or its start, any case; a package matches when it holds such a transaction. Blank means no filter. */
                     txid?: string;
                     /** @description Earliest time included, 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
                     from_date?: string;
@@ -4566,7 +4566,7 @@ export interface paths {
                     limit?: 10 | 20 | 50 | 100;
                     /** @description Exact client code. Blank means no filter. */
                     client_code?: string;
-                    /** @description A transaction id, any case; a package matches when it holds the transaction. Blank means no filter. */
+                    /** @description A transaction id or its start, any case; a package matches when it holds such a transaction. Blank means no filter. */
                     txid?: string;
                     /** @description Earliest time included, 'yyyy-MM-dd HH:mm:ss' in UTC, e.g. '2025-01-31 00:00:00' */
                     from_date?: string;

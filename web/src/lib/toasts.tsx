@@ -89,6 +89,9 @@ export function Toasts() {
   );
 }
 
+/** What names a toast shown, to close it later. */
+export type ToastId = Id;
+
 export interface NotifyOptions extends ToastOptions {
   /** The toast announces a move to another page ('Login successful!', 'Session expired...'): it stays across it. */
   keepOnNavigate?: boolean;
@@ -104,4 +107,6 @@ function show(kind: 'success' | 'error', message: string, options: NotifyOptions
 export const notify = {
   success: (message: string, options?: NotifyOptions) => show('success', message, options),
   error: (message: string, options?: NotifyOptions) => show('error', message, options),
+  /** Closes a toast that no longer holds (an earlier outcome a new one replaces). */
+  dismiss: (id: Id) => toast.dismiss(id),
 };

@@ -64,7 +64,8 @@ export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; net
                 <dd>{feeRate(tx.fee_rate)}</dd>
               </div>
               <PsbtRow tx={tx} />
-              <StandardVerdictRow standard={tx.standard} />
+              {/* Mined already: where it is is the answer, and whether others would relay it no longer matters. */}
+              {!tx.confirmed && <StandardVerdictRow standard={tx.standard} />}
               {tx.confirmed ? (
                 <div>
                   <dt>Status</dt>

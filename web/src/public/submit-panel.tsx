@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useInfo } from '../api/getinfo.ts';
 import { ApiError, GENERIC_FAILURE } from '../api/http.ts';
@@ -6,7 +6,7 @@ import { useSubmitPackage, useSubmitTx, type SubmitPackageResponse } from '../ap
 import { CopyButton } from '../components/copy-button.tsx';
 import { TxidText } from '../components/txid-text.tsx';
 import { feeRateUp } from '../lib/format.ts';
-import { notify } from '../lib/toasts.tsx';
+import { notify, type ToastId } from '../lib/toasts.tsx';
 import { splitHexInput } from './hex-input.ts';
 import { packageLabel } from './package-label.ts';
 import { AlreadyConfirmed, type Confirmed } from './already-confirmed.tsx';
@@ -67,6 +67,8 @@ export function SubmitPanel() {
   const { items, isPackage } = splitHexInput(text);
   const parsed = useParsePreview(items, clientCode);
   const submitting = single.isPending || pack.isPending;
+  /** The toast of the last submission, closed when the next one starts. */
+  const lastToast = useRef<ToastId | undefined>(undefined);
   const code = clientCode.trim();
   const withCode = code ? { client_code: code } : {};
 
@@ -74,26 +76,29 @@ export function SubmitPanel() {
     event.preventDefault();
     if (items.length === 0 || submitting) return;
     setOutcome(null);
+    // The earlier submission's toast is about an outcome this one replaces: "submitted successfully" must not stay up beside "Submission failed.".
+    if (lastToast.current !== undefined) notify.dismiss(lastToast.current);
+    lastToast.current = undefined;
     try {
       if (isPackage) {
         const response = await pack.mutateAsync({ tx_hexes: items, ...withCode });
         if (response.status === 'error' || response.result?.package_msg !== 'success') {
-          notify.error('Package submission failed!');
+          lastToast.current = notify.error('Package submission failed!');
           setOutcome({ kind: 'failed', message: packageFailure(response) });
           return;
         }
         const txids = Object.values(response.result['tx-results'])
           .map((entry) => entry.txid)
           .filter((txid): txid is string => typeof txid === 'string');
-        notify.success('Package submitted successfully!');
+        lastToast.current = notify.success('Package submitted successfully!');
         setOutcome({ kind: 'accepted', txids });
       } else {
         const response = await single.mutateAsync({ tx_hex: items[0]!, ...withCode });
-        notify.success('Transaction submitted successfully!');
+        lastToast.current = notify.success('Transaction submitted successfully!');
         setOutcome({ kind: 'accepted', txids: [response.message] });
       }
     } catch (error) {
-      if (isPackage) notify.error('Package submission failed!');
+      if (isPackage) lastToast.current = notify.error('Package submission failed!');
       setOutcome({ kind: 'failed', message: failureText(error), confirmed: confirmedOf(error) });
     }
   }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
-import { SqlParams, whereAll, type Param } from '../../db/sql.ts';
+import { SqlParams, txidStartsWith, whereAll, type Param } from '../../db/sql.ts';
 
 /**
  * What the Tx Puller and TX Reports lists share: the filters on accepted
@@ -20,7 +20,7 @@ export interface SubmissionFilters {
   /** Exclusive. */
   toExclusive?: Date;
   clientCode?: string;
-  /** Lowercase: the node prints ids in lowercase, and that is how they are stored. */
+  /** The start of a txid, or all of it; lowercase: the node prints ids in lowercase, and that is how they are stored. */
   txid?: string;
 }
 
@@ -36,15 +36,15 @@ const dateConditions = (filters: SubmissionFilters, param: Param): string[] => [
 export function txConditions(filters: SubmissionFilters, param: Param): string[] {
   const conditions = ["status <> 'pending'"];
   if (filters.clientCode !== undefined) conditions.push(`client_code = ${param(filters.clientCode)}`);
-  if (filters.txid !== undefined) conditions.push(`txid = ${param(filters.txid)}`);
+  if (filters.txid !== undefined) conditions.push(txidStartsWith('txid', filters.txid, param));
   return [...conditions, ...dateConditions(filters, param)];
 }
 
-/** Conditions on package_submissions; a txid matches any member (package_submissions_txids_idx, GIN). */
+/** Conditions on package_submissions; a txid, or its start, matches any member (a whole one through package_submissions_txids_idx, GIN). */
 export function packageConditions(filters: SubmissionFilters, param: Param): string[] {
   const conditions: string[] = [];
   if (filters.clientCode !== undefined) conditions.push(`client_code = ${param(filters.clientCode)}`);
-  if (filters.txid !== undefined) conditions.push(`txids @> ARRAY[${param(filters.txid)}::text]`);
+  if (filters.txid !== undefined) conditions.push(txidStartsWith('txids', filters.txid, param, { array: true }));
   return [...conditions, ...dateConditions(filters, param)];
 }
 

@@ -1,16 +1,17 @@
 import type { Database, Queryable } from '../../db/database.ts';
 import type { FailureStorageBound } from './failed-tx-storage.ts';
-import { SqlParams, type PageWindow } from '../../db/sql.ts';
+import { SqlParams, txidStartsWith, type PageWindow } from '../../db/sql.ts';
 import type { TxStatus } from './failed-txs.schemas.ts';
 import { SHORT_HEX_EDGE, SHORT_HEX_MAX } from './short-hex.ts';
 
 /**
  * Reads the failed_txs table (migration 004_failed_txs.sql) for the staff
- * list. Every filter is an equality or a range on an indexed column: the
+ * list. Every filter is an equality, a range or a start on an indexed column: the
  * status with the date range and the newest-first order is
  * failed_txs_status_created_at_idx (status, created_at DESC, id DESC), which
  * also holds the id, so the list of every matching id is read from the index
- * alone; a txid or a client code narrows through failed_txs_txid_idx or
+ * alone; a txid (or its start) or a client code narrows through
+ * failed_txs_txid_idx (failed_txs_txid_prefix_idx) or
  * failed_txs_client_code_idx first.
  */
 
@@ -32,7 +33,7 @@ export interface FailedTxRecord {
 /** The list's filters, parsed (failed-txs.service.ts reads them from a query). */
 export interface FailedTxFilters {
   status: TxStatus;
-  /** Lower-case hex: txids are stored as the node reports them. */
+  /** A txid or its start, in lower-case hex: txids are stored as the node reports them. */
   txid?: string | undefined;
   clientCode?: string | undefined;
   /** Inclusive. */
@@ -43,7 +44,7 @@ export interface FailedTxFilters {
 
 function conditions(filters: FailedTxFilters, param: SqlParams['param']): string {
   const where = [`status = ${param(filters.status)}`];
-  if (filters.txid !== undefined) where.push(`txid = ${param(filters.txid)}`);
+  if (filters.txid !== undefined) where.push(txidStartsWith('txid', filters.txid, param));
   if (filters.clientCode !== undefined) where.push(`client_code = ${param(filters.clientCode)}`);
   if (filters.from) where.push(`created_at >= ${param(filters.from)}`);
   if (filters.toExclusive) where.push(`created_at < ${param(filters.toExclusive)}`);

@@ -25,7 +25,7 @@ export const FailedTxListQuery = Type.Object(
     // An enum rather than a union of literals: ajv then reports one "must be equal to one of the allowed values".
     tx_status: Type.Optional(Type.Enum([...TX_STATUSES], { default: DEFAULT_TX_STATUS, description: 'Which open failures: Failed (the default) or Timeout' })),
     txid: Type.Optional(
-      Type.String({ maxLength: 128, description: 'Exact transaction id, in either case (for a package, the id of its last transaction). Blank means no filter.' }),
+      Type.String({ maxLength: 128, description: 'A transaction id or its start, in either case (for a package, the id of its last transaction). Blank means no filter.' }),
     ),
     client_code: Type.Optional(Type.String({ maxLength: 64, description: 'Exact client code the submission carried. Blank means no filter.' })),
     ...DateRangeQueryProperties,
@@ -41,7 +41,9 @@ export const FailedTxRow = Type.Object({
   tx_hex_length: Type.Integer({ minimum: 0, description: 'How many characters the whole tx_hex has' }),
   client_code: Type.Union([Type.String(), Type.Null()]),
   timestamp: Type.String({ format: 'date-time', description: 'When the submission first failed' }),
-  errors: Type.Array(Type.String(), { description: "The node's reasons, one per failed attempt, oldest first" }),
+  errors: Type.Array(Type.String(), {
+    description: "Why each attempt failed, oldest first: a node's refusal in plain words followed by the node's own, '(node: code, details)'; other errors as they were",
+  }),
   submission_type: Type.Enum(['tx', 'package']),
   attempts: Type.Integer({ minimum: 0, description: 'How many times the submission failed' }),
   status: Type.Enum([...TX_STATUSES]),

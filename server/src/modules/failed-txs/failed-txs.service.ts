@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.ts';
+import { explainRejectReason, isExplained, rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
 import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
 import { ApiError } from '../../http/errors.ts';
 import { failedTxHex, listFailedTxs, type FailedTxFilters, type FailedTxRecord } from './failed-txs.repository.ts';
@@ -29,6 +30,16 @@ function failedTxFilters(query: FailedTxListQuery): FailedTxFilters {
   };
 }
 
+/**
+ * A kept error as staff read it: a node's refusal in plain words, then the
+ * node's own (the table the submit page uses, bitcoin/reject-reasons.ts).
+ * The row keeps the node's words; anything the table does not know (a
+ * timeout, an unreachable node) is shown as it was kept.
+ */
+function explainError(error: string): string {
+  return rejectReasonEntry(error) && !isExplained(error) ? explainRejectReason(error) : error;
+}
+
 function toRow(r: FailedTxRecord): FailedTxRow {
   return {
     id: r.id,
@@ -37,7 +48,7 @@ function toRow(r: FailedTxRecord): FailedTxRow {
     tx_hex_length: r.tx_hex_length,
     client_code: r.client_code,
     timestamp: r.created_at.toISOString(),
-    errors: r.errors,
+    errors: r.errors.map(explainError),
     submission_type: r.submission_type,
     attempts: r.attempts,
     status: r.status,

@@ -67,3 +67,16 @@ test('package-mempool-limits is a chain limit: non-standard, explained', async (
   assert.equal(verdict.reason, 'package-mempool-limits');
   assert.match(verdict.explanation ?? '', /limits on chains/);
 });
+
+test('a transaction the oracle already has is no standardness refusal: mined, nothing to judge; in its mempool, relayed', async () => {
+  const answering = (reason: string) => recordingOracle((hexes) => hexes.map((h) => ({ txid: txid(Number(h.slice(4))), allowed: false, 'reject-reason': reason })));
+  const judged = async (reason: string) => {
+    const list = [item(1, [])];
+    return (await judgeStandard({ policy: answering(reason).oracle, rpc, portalTxids: noPortalTxids }, list)).get(list[0]!.tx);
+  };
+  // Bitcoin Core validation.cpp PreChecks: its outputs are in the UTXO set (it is mined) → txn-already-known.
+  assert.deepEqual(await judged('txn-already-known'), { verdict: 'unknown' });
+  // The oracle's mempool holds only what its default policy accepted.
+  assert.deepEqual(await judged('txn-already-in-mempool'), { verdict: 'standard' });
+  assert.equal((await judged('dust'))?.verdict, 'non-standard', 'a real refusal is still one');
+});

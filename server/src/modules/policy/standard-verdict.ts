@@ -22,6 +22,15 @@ export const UNKNOWN: StandardVerdict = { verdict: 'unknown' };
 /** Reasons that say the oracle lacks an input, not that the transaction is non-standard. */
 const MISSING_INPUTS = /^(missing-inputs|bad-txns-inputs-missingorspent)/;
 /**
+ * Reasons that say the oracle already has the transaction, not that it
+ * refuses it (Bitcoin Core validation.cpp MemPoolAccept::PreChecks): its
+ * outputs are already coins (mined: there is no relaying left to judge, and
+ * the submit page says in which block), or it is in the oracle's mempool,
+ * which holds only what its default policy accepted.
+ */
+const ALREADY_MINED = /^(txn-already-known|Transaction already in block chain|Transaction outputs already in utxo set)/;
+const ALREADY_IN_MEMPOOL = /^(txn-already-in-mempool|txn-same-nonwitness-data-in-mempool)/;
+/**
  * Package errors that stand for Core's chain limits: the package alone (25
  * transactions, 101 kvB), or with the oracle's mempool ancestors (ancestor
  * and descendant counts and sizes); the others say nothing about the public network.
@@ -79,11 +88,13 @@ function verdictOf(tx: DecodedTx, pkg: PackageMember[], answers: OracleAnswer[])
   const packageError = answers.find((a) => a['package-error'])?.['package-error'];
   if (packageError !== undefined && CHAIN_LIMIT_ERRORS.test(packageError)) return nonStandard(packageError);
   if (own?.allowed === false && own['reject-reason']) {
-    return MISSING_INPUTS.test(own['reject-reason']) ? UNKNOWN : nonStandard(own['reject-reason']);
+    if (ALREADY_IN_MEMPOOL.test(own['reject-reason'])) return { verdict: 'standard' };
+    return MISSING_INPUTS.test(own['reject-reason']) || ALREADY_MINED.test(own['reject-reason']) ? UNKNOWN : nonStandard(own['reject-reason']);
   }
   // Not judged: an ancestor failed first. Refused for its ancestor's reason, unless that is an input the oracle lacks.
   const failed = answers.find((a) => a.allowed === false && a.txid !== tx.txid && a['reject-reason']);
-  if (failed && !MISSING_INPUTS.test(failed['reject-reason']!) && pkg.some((p) => p.txid === failed.txid)) {
+  const ancestorWhy = failed?.['reject-reason'] ?? '';
+  if (failed && !MISSING_INPUTS.test(ancestorWhy) && !ALREADY_MINED.test(ancestorWhy) && !ALREADY_IN_MEMPOOL.test(ancestorWhy) && pkg.some((p) => p.txid === failed.txid)) {
     const why = nonStandard(failed['reject-reason']!);
     return { ...why, explanation: `Its unconfirmed ancestor ${failed.txid} is refused: ${why.explanation ?? failed['reject-reason']}` };
   }

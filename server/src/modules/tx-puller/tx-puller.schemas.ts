@@ -20,7 +20,7 @@ export const SubmissionFilterProperties = {
   txid: Type.Optional(
     Type.String({
       maxLength: 128,
-      description: 'A transaction id, any case; a package matches when it holds the transaction. Blank means no filter.',
+      description: 'A transaction id or its start, any case; a package matches when it holds such a transaction. Blank means no filter.',
     }),
   ),
   ...DateRangeQueryProperties,

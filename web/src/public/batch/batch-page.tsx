@@ -97,6 +97,8 @@ export default function BatchPage() {
   const unsent = queue.rows.filter((row) => row.send.state === 'unsent').length;
   const accepted = queue.rows.filter((row) => row.send.state === 'accepted').length;
   const refusedCount = queue.rows.filter((row) => row.send.state === 'refused').length;
+  // Asked to be sent and not answered yet: waiting their turn, being sent, or waiting out a 429.
+  const waiting = queue.rows.filter((row) => row.send.state === 'queued' || row.send.state === 'sending' || row.send.state === 'waiting').length;
   const minimum = info.data?.fee_rate;
 
   return (
@@ -204,7 +206,8 @@ export default function BatchPage() {
             Clear
           </button>
           <span className="batch-muted" aria-live="polite">
-            {formatCount(accepted)} accepted · {formatCount(refusedCount)} not accepted · {formatCount(unsent)} not sent
+            {formatCount(accepted)} accepted · {formatCount(refusedCount)} not accepted · {waiting > 0 && `${formatCount(waiting)} waiting · `}
+            {formatCount(unsent)} not sent
           </span>
         </div>
         {queue.waitUntil !== null && (
