@@ -208,24 +208,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
       problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
     }
   }
-  const hasPolicyUser = env.STANDARD_POLICY_RPC_USER !== undefined || env.STANDARD_POLICY_RPC_PASSWORD !== undefined;
-  if (env.STANDARD_POLICY_RPC_URL) {
-    if (env.STANDARD_POLICY_RPC_COOKIE_FILE && hasPolicyUser) problems.push('Set STANDARD_POLICY_RPC_COOKIE_FILE or STANDARD_POLICY_RPC_USER/STANDARD_POLICY_RPC_PASSWORD, not both');
-    if (!env.STANDARD_POLICY_RPC_COOKIE_FILE && !(env.STANDARD_POLICY_RPC_USER && env.STANDARD_POLICY_RPC_PASSWORD)) {
-      problems.push('STANDARD_POLICY_RPC_URL needs STANDARD_POLICY_RPC_COOKIE_FILE, or both STANDARD_POLICY_RPC_USER and STANDARD_POLICY_RPC_PASSWORD');
-    }
-  } else if (env.STANDARD_POLICY_RPC_COOKIE_FILE || hasPolicyUser) {
-    problems.push('STANDARD_POLICY_RPC_COOKIE_FILE/USER/PASSWORD need STANDARD_POLICY_RPC_URL');
-  }
-  const hasPublicUser = env.PUBLIC_MEMPOOL_RPC_USER !== undefined || env.PUBLIC_MEMPOOL_RPC_PASSWORD !== undefined;
-  if (env.PUBLIC_MEMPOOL_RPC_URL) {
-    if (env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE && hasPublicUser) problems.push('Set PUBLIC_MEMPOOL_RPC_COOKIE_FILE or PUBLIC_MEMPOOL_RPC_USER/PUBLIC_MEMPOOL_RPC_PASSWORD, not both');
-    if (!env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE && !(env.PUBLIC_MEMPOOL_RPC_USER && env.PUBLIC_MEMPOOL_RPC_PASSWORD)) {
-      problems.push('PUBLIC_MEMPOOL_RPC_URL needs PUBLIC_MEMPOOL_RPC_COOKIE_FILE, or both PUBLIC_MEMPOOL_RPC_USER and PUBLIC_MEMPOOL_RPC_PASSWORD');
-    }
-  } else if (env.PUBLIC_MEMPOOL_RPC_COOKIE_FILE || hasPublicUser) {
-    problems.push('PUBLIC_MEMPOOL_RPC_COOKIE_FILE/USER/PASSWORD need PUBLIC_MEMPOOL_RPC_URL');
-  }
+  problems.push(...rpcCredentialProblems('STANDARD_POLICY', env), ...rpcCredentialProblems('PUBLIC_MEMPOOL', env));
   // The embedded standard-policy node follows the embedded regtest node; beside an operator's node, the operator runs their own.
   const embeddedPolicy = !env.BITCOIN_RPC_URL && !env.STANDARD_POLICY_RPC_URL && env.STANDARD_POLICY_NODE !== 'off';
   const ports = [
@@ -415,4 +398,19 @@ function schemaProblems(value: unknown): string[] {
 /** Every setting's name, for the test that keeps the README's configuration reference complete. */
 export function settingNames(): string[] {
   return Object.keys(EnvSchema.properties);
+}
+
+/**
+ * The problems with one optional node's `${prefix}_RPC_URL` and its
+ * credentials: a cookie file, or a user and password, not both, and none
+ * without the URL.
+ */
+function rpcCredentialProblems(prefix: 'STANDARD_POLICY' | 'PUBLIC_MEMPOOL', env: Partial<Record<string, unknown>>): string[] {
+  const [url, cookie, user, password] = ['URL', 'COOKIE_FILE', 'USER', 'PASSWORD'].map((name) => env[`${prefix}_RPC_${name}`] as string | undefined);
+  const hasUser = user !== undefined || password !== undefined;
+  if (!url) return cookie || hasUser ? [`${prefix}_RPC_COOKIE_FILE/USER/PASSWORD need ${prefix}_RPC_URL`] : [];
+  const problems: string[] = [];
+  if (cookie && hasUser) problems.push(`Set ${prefix}_RPC_COOKIE_FILE or ${prefix}_RPC_USER/${prefix}_RPC_PASSWORD, not both`);
+  if (!cookie && !(user && password)) problems.push(`${prefix}_RPC_URL needs ${prefix}_RPC_COOKIE_FILE, or both ${prefix}_RPC_USER and ${prefix}_RPC_PASSWORD`);
+  return problems;
 }
