@@ -264,7 +264,7 @@ for (const engine of testDatabases()) {
       assert.equal(res.headers['content-disposition'], 'attachment; filename="tx-report-2025-03-09-07-05-03.csv"');
       const [header, ...rows] = parseCsv(res.body);
       assert.deepEqual(header, [...TX_REPORT_CSV_HEADER]);
-      assert.deepEqual(header, ['S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)']);
+      assert.deepEqual(header, ['S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network']);
       const want = expected();
       assert.deepEqual(rows.map((r) => r[2]), want.map((e) => (Array.isArray(e.txid) ? e.txid.join(',') : e.txid)));
       assert.deepEqual(rows.map((r) => r[0]), want.map((_, i) => String(i + 1)));
@@ -272,7 +272,7 @@ for (const engine of testDatabases()) {
       const { body } = await list({ limit: '100' });
       assert.deepEqual(
         rows.map((r) => r.slice(4)),
-        body.result.map((r) => [r.size_bytes, r.fee_rate, r.slipstream_multiplier, r.revenue, r.premium].map((v) => (v === null ? '' : String(v)))),
+        body.result.map((r) => [r.size_bytes, r.fee_rate, r.slipstream_multiplier, r.revenue, r.premium, r.public_network].map((v) => (v === null ? '' : String(v)))),
       );
       assert.ok(rows.every((r) => r[8] === '' || Number(r[8]) >= 0), 'no negative premium');
       const p = packages[0]!;

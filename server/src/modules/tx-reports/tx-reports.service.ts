@@ -6,9 +6,9 @@ import { submissionFilters } from '../accepted-submissions/accepted-submissions.
 import { pageReport, reportBatches, type ReportRecord } from './tx-reports.repository.ts';
 import type { TxReportListResponse, TxReportQuery, TxReportRow } from './tx-reports.schemas.ts';
 
-/** The TX Reports screen's columns (SPEC.md section 2), the header of its download. */
+/** The TX Reports screen's columns (SPEC.md section 2, and the Public network column the screen adds), the header of its download. */
 export const TX_REPORT_CSV_HEADER = [
-  'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)',
+  'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network',
 ] as const;
 
 /**
@@ -49,7 +49,7 @@ function publicNetwork(record: ReportRecord): string | null {
 /** A package's ids share one cell, comma-separated (the form the submit page takes a package in). */
 function reportCells(sno: number, row: TxReportRow): CsvCell[] {
   const txid = Array.isArray(row.txid) ? row.txid.join(',') : row.txid;
-  return [sno, row.timestamp, txid, row.client_code, row.size_bytes, row.fee_rate, row.slipstream_multiplier, row.revenue, row.premium];
+  return [sno, row.timestamp, txid, row.client_code, row.size_bytes, row.fee_rate, row.slipstream_multiplier, row.revenue, row.premium, row.public_network];
 }
 
 async function* numbered(batches: AsyncIterable<ReportRecord[]>): AsyncGenerator<CsvCell[][]> {
