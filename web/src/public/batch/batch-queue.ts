@@ -37,8 +37,11 @@ export type SendState =
   /** Refused with 429: sending again at `until` (ms since epoch), as Retry-After asked. */
   | { state: 'waiting'; until: number }
   | { state: 'accepted'; txids: string[] }
-  /** `belowMinimum`: the row's transactions (by position) the server refused as paying less than the minimum at send time. */
-  | { state: 'refused'; message: string; belowMinimum?: number[] };
+  /**
+   * `belowMinimum`: the row's transactions (by position) the server refused as paying less than the minimum at
+   * send time, `at` (ms since epoch).
+   */
+  | { state: 'refused'; message: string; belowMinimum?: number[]; at?: number };
 
 export interface QueueRow extends BatchEntry {
   id: string;
@@ -80,8 +83,9 @@ const clears = (fee: number, vsize: number, rate: number) => fee >= Math.ceil(ra
  * A row's verdict on one of its transactions, judged again whenever
  * something newer than the parse answer is known. The send's answer is the
  * truth: accepted, the row cleared the minimum; refused as below it, it is
- * below, whatever the parse said. A row not sent (or refused for another
- * reason) is judged against the newest minimum the page knows.
+ * below, whatever the parse said (until a newer minimum arrives: it can be
+ * retried). A row not sent (or refused for another reason) is judged against
+ * the newest minimum the page knows.
  *
  * A newer minimum is judged here, in the page, from the fee and sizes the
  * parse answer gave, rather than by decoding the unsent rows again: parse-tx
@@ -96,13 +100,16 @@ const clears = (fee: number, vsize: number, rate: number) => fee >= Math.ceil(ra
  */
 export function judge(row: QueueRow, index: number, minimum: KnownMinimum | undefined, withClientCode: boolean): Verdict {
   if (row.send.state === 'accepted') return 'cleared-when-sent';
-  if (row.send.state === 'refused' && row.send.belowMinimum?.includes(index)) return 'below';
+  // Refused as below the minimum: so it is, until a minimum newer than that answer says otherwise (it can be retried).
+  const refusedAt = row.send.state === 'refused' && row.send.belowMinimum?.includes(index) ? (row.send.at ?? 0) : undefined;
+  if (refusedAt !== undefined && (!minimum || minimum.at <= refusedAt)) return 'below';
   if (row.parse.state !== 'done') return 'message';
   const tx = row.parse.txs[index];
   if (!tx || tx.error || tx.meetsMinimum === null || tx.meetsMinimum === undefined) return 'message';
-  const parsed: Verdict = tx.meetsMinimum ? 'clears' : 'below';
+  // What stands when the page cannot judge it itself: the send's refusal, else the parse answer.
+  const parsed: Verdict = refusedAt !== undefined || !tx.meetsMinimum ? 'below' : 'clears';
   // The parse answer is newer than the page's minimum: it was judged against the newer one.
-  if (!minimum || (row.parse.at ?? 0) >= minimum.at) return parsed;
+  if (!minimum || (refusedAt === undefined && (row.parse.at ?? 0) >= minimum.at)) return parsed;
   if (typeof tx.fee !== 'number' || typeof tx.vsize !== 'number') return parsed;
   // A single transaction is judged with the unconfirmed parents it spends as well (child pays for parent).
   const own = clears(tx.fee, tx.vsize, minimum.rate);

@@ -113,7 +113,7 @@ export function belowMinimum(message: string, isPackage: boolean): number[] {
 
 const refusal = (message: string, isPackage: boolean): SendState => {
   const below = belowMinimum(message, isPackage);
-  return { state: 'refused', message, ...(below.length > 0 ? { belowMinimum: below } : {}) };
+  return { state: 'refused', message, ...(below.length > 0 ? { belowMinimum: below, at: Date.now() } : {}) };
 };
 
 /** A refused package's reasons, per transaction, or its own message. */
