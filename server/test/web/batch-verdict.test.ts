@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contradicted, judge, newRows, type KnownMinimum, type QueueRow, type RowTx, type SendState } from '../../../web/src/public/batch/batch-queue.ts';
-import { belowMinimum } from '../../../web/src/public/batch/batch-sender.ts';
+import { belowMinimum, contradicted, judge, newRows, type KnownMinimum, type QueueRow, type RowTx, type SendState } from '../../../web/src/public/batch/batch-queue.ts';
 import { FEE_TOO_LOW_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from '../../src/modules/submission/submission-rules.ts';
 
 /**

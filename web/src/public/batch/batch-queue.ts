@@ -119,6 +119,21 @@ export function judge(row: QueueRow, index: number, minimum: KnownMinimum | unde
   return row.isPackage || withClientCode ? parsed : 'below';
 }
 
+/**
+ * The server's refusals for a fee below the minimum at send time
+ * (server/src/modules/submission/submission-rules.ts): a single transaction's,
+ * and a package's, which names the member by its position from 1.
+ */
+const TX_BELOW_MINIMUM = 'The transaction fee is too low for this service.';
+const PACKAGE_BELOW_MINIMUM = /^Transaction (\d+) of the package pays too low a fee for this service/;
+
+/** Which of a row's transactions a refusal says were below the minimum. */
+export function belowMinimum(message: string, isPackage: boolean): number[] {
+  if (!isPackage) return message.startsWith(TX_BELOW_MINIMUM) ? [0] : [];
+  const member = PACKAGE_BELOW_MINIMUM.exec(message);
+  return member ? [Number(member[1]) - 1] : [];
+}
+
 /** The row's send answered otherwise than the page judges it without that answer: the page's minimum is out of date. */
 export function contradicted(row: QueueRow, minimum: KnownMinimum | undefined, withClientCode: boolean): boolean {
   if (row.parse.state !== 'done' || (row.send.state !== 'accepted' && row.send.state !== 'refused')) return false;

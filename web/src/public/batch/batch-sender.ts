@@ -1,5 +1,5 @@
 import { api, GENERIC_FAILURE } from '../../api/http.ts';
-import type { ParseState, QueueRow, RowTx, SendState } from './batch-queue.ts';
+import { belowMinimum, type ParseState, type QueueRow, type RowTx, type SendState } from './batch-queue.ts';
 import { retryAfterMs } from './retry-after.ts';
 
 /**
@@ -94,21 +94,6 @@ export async function parseRow(row: QueueRow, clientCode: string, pacing: Pacing
   // 5xx: the portal, its node or its database is out of reach for now, not a verdict on the entry.
   if (!answer.data) return { state: 'failed', message: serverMessage(answer), ...(answer.response.status >= 500 ? { unreachable: true } : {}) };
   return { state: 'done', txs: answer.data.transactions.map(rowTx), at: Date.now() };
-}
-
-/**
- * The server's refusals for a fee below the minimum at send time
- * (server/src/modules/submission/submission-rules.ts): a single transaction's,
- * and a package's, which names the member by its position from 1.
- */
-const TX_BELOW_MINIMUM = 'The transaction fee is too low for this service.';
-const PACKAGE_BELOW_MINIMUM = /^Transaction (\d+) of the package pays too low a fee for this service/;
-
-/** Which of a row's transactions a refusal says were below the minimum. */
-export function belowMinimum(message: string, isPackage: boolean): number[] {
-  if (!isPackage) return message.startsWith(TX_BELOW_MINIMUM) ? [0] : [];
-  const member = PACKAGE_BELOW_MINIMUM.exec(message);
-  return member ? [Number(member[1]) - 1] : [];
 }
 
 const refusal = (message: string, isPackage: boolean): SendState => {
