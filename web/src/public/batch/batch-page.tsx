@@ -4,6 +4,7 @@ import { useInfo } from '../../api/getinfo.ts';
 import { feeRateUp } from '../../lib/format.ts';
 import { FILE_ACCEPT, fileEntries, type BatchFile } from './batch-files.ts';
 import { BatchInputError, formatCount, MAX_ENTRIES, pastedEntries, type BatchEntry } from './batch-input.ts';
+import { contradicted, type KnownMinimum } from './batch-queue.ts';
 import { BatchRow, secondsUntil } from './batch-row.tsx';
 import { useBatchQueue } from './use-batch-queue.ts';
 import './batch.css';
@@ -30,6 +31,22 @@ function useNow(active: boolean): number {
     };
   }, [active]);
   return now;
+}
+
+/**
+ * The newest minimum getinfo gave, and when it first said it: a refetch
+ * bringing the same rate is not news (rows decoded since keep the server's
+ * verdict), a different one is.
+ */
+function useKnownMinimum(rate: number | undefined, updatedAt: number): KnownMinimum | undefined {
+  const [known, setKnown] = useState<KnownMinimum | undefined>(undefined);
+  // Adjusted while drawing (React's pattern for state derived from props): the rows see the new minimum at once.
+  if (rate !== undefined && known?.rate !== rate) {
+    const newer = { rate, at: updatedAt };
+    setKnown(newer);
+    return newer;
+  }
+  return known;
 }
 
 /**
@@ -100,6 +117,16 @@ export default function BatchPage() {
   // Asked to be sent and not answered yet: waiting their turn, being sent, or waiting out a 429.
   const waiting = queue.rows.filter((row) => row.send.state === 'queued' || row.send.state === 'sending' || row.send.state === 'waiting').length;
   const minimum = info.data?.fee_rate;
+  const known = useKnownMinimum(minimum, info.dataUpdatedAt);
+  const withClientCode = queue.clientCode.trim() !== '';
+  // A send answered otherwise than the page judged it (refused as below a minimum it clears, or accepted below
+  // it): the minimum has moved since the page last asked. It asks again at once, so the rows not sent yet are
+  // judged against the new one, rather than at the next minute's refresh.
+  const contradictions = queue.rows.filter((row) => contradicted(row, known, withClientCode)).length;
+  const { refetch } = info;
+  useEffect(() => {
+    if (contradictions > 0) void refetch();
+  }, [contradictions, refetch]);
 
   return (
     // The whole page takes a drop: a file let go beside the zone is queued, not opened by the browser in place of the page.
@@ -229,7 +256,8 @@ export default function BatchPage() {
                 key={row.id}
                 row={row}
                 position={i + 1}
-                minimum={minimum}
+                minimum={known}
+                withClientCode={withClientCode}
                 now={row.send.state === 'waiting' ? now : 0}
                 onRetry={queue.retry}
                 onRemove={queue.remove}

@@ -1,41 +1,51 @@
 import { memo } from 'react';
 import { Link } from 'react-router';
 import { count, feeRate, feeRateUp, shortTxid } from '../../lib/format.ts';
-import type { QueueRow, RowTx } from './batch-queue.ts';
+import { judge, type KnownMinimum, type QueueRow, type RowTx } from './batch-queue.ts';
 
 /** Seconds left until `until`, for a countdown. */
 export const secondsUntil = (until: number, now: number) => Math.max(0, Math.ceil((until - now) / 1000));
 
-function MinimumVerdict({ tx, minimum }: { tx: RowTx; minimum: number | undefined }) {
-  if (tx.meetsMinimum === null || tx.meetsMinimum === undefined) return <span className="verdict">{tx.message}</span>;
-  const against = minimum === undefined ? '' : ` (${feeRateUp(minimum)} sat/vB)`;
-  return tx.meetsMinimum ? (
-    <span className="verdict ok">Clears the current minimum{against}</span>
-  ) : (
-    <span className="verdict field-error">Below the current minimum{against}</span>
-  );
+interface Judged {
+  minimum: KnownMinimum | undefined;
+  withClientCode: boolean;
 }
 
-function TxLine({ tx, minimum }: { tx: RowTx; minimum: number | undefined }) {
+function MinimumVerdict({ row, index, tx, minimum, withClientCode }: Judged & { row: QueueRow; index: number; tx: RowTx }) {
+  const verdict = judge(row, index, minimum, withClientCode);
+  const against = minimum === undefined ? '' : ` (${feeRateUp(minimum.rate)} sat/vB)`;
+  switch (verdict) {
+    case 'message':
+      return <span className="verdict">{tx.message}</span>;
+    case 'cleared-when-sent':
+      return <span className="verdict ok">Cleared the minimum when sent</span>;
+    case 'clears':
+      return <span className="verdict ok">Clears the current minimum{against}</span>;
+    case 'below':
+      return <span className="verdict field-error">Below the current minimum{against}</span>;
+  }
+}
+
+function TxLine({ row, index, tx, ...judged }: Judged & { row: QueueRow; index: number; tx: RowTx }) {
   if (tx.error) return <li className="field-error">{tx.message}</li>;
   return (
     <li className="batch-tx">
       <code title={tx.txid}>{tx.txid ? shortTxid(tx.txid) : 'N/A'}</code>
       <span>{count(tx.vsize, ' vB')}</span>
       <span>{feeRate(tx.feeRate)}</span>
-      <MinimumVerdict tx={tx} minimum={minimum} />
+      <MinimumVerdict row={row} index={index} tx={tx} {...judged} />
       {tx.psbt && <span className="psbt-note">PSBT, fee stated in it: {count(tx.psbt.statedFee, ' sats')}</span>}
     </li>
   );
 }
 
-function Decoded({ row, minimum }: { row: QueueRow; minimum: number | undefined }) {
+function Decoded({ row, ...judged }: Judged & { row: QueueRow }) {
   if (row.parse.state === 'pending') return <p className="batch-muted">Decoding...</p>;
   if (row.parse.state === 'failed') return <p className="batch-muted">{row.parse.message}</p>;
   return (
     <ul className="batch-txs" aria-label="Decoded">
       {row.parse.txs.map((tx, i) => (
-        <TxLine key={tx.txid ?? `item-${i}`} tx={tx} minimum={minimum} />
+        <TxLine key={tx.txid ?? `item-${i}`} row={row} index={i} tx={tx} {...judged} />
       ))}
     </ul>
   );
@@ -80,7 +90,10 @@ function Result({ row, now }: { row: QueueRow; now: number }) {
 export interface BatchRowProps {
   row: QueueRow;
   position: number;
-  minimum: number | undefined;
+  /** The newest minimum the page knows: rows not sent are judged against it when it is newer than their parse answer. */
+  minimum: KnownMinimum | undefined;
+  /** The queue's client code is set: its discount is the server's to judge. */
+  withClientCode: boolean;
   /** The clock for a countdown; only a row waiting out a 429 needs it (others get 0 and are not drawn again every second). */
   now: number;
   onRetry: (id: string) => void;
@@ -88,7 +101,7 @@ export interface BatchRowProps {
 }
 
 /** One queue row: where it came from, what it is, and what became of it. Drawn again only when its own props change. */
-export const BatchRow = memo(function BatchRow({ row, position, minimum, now, onRetry, onRemove }: BatchRowProps) {
+export const BatchRow = memo(function BatchRow({ row, position, minimum, withClientCode, now, onRetry, onRemove }: BatchRowProps) {
   const busy = row.send.state === 'sending' || row.send.state === 'waiting';
   const label = `Entry ${position}`;
   return (
@@ -110,7 +123,7 @@ export const BatchRow = memo(function BatchRow({ row, position, minimum, now, on
           </button>
         </span>
       </div>
-      <Decoded row={row} minimum={minimum} />
+      <Decoded row={row} minimum={minimum} withClientCode={withClientCode} />
       <Result row={row} now={now} />
     </li>
   );

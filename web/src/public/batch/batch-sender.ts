@@ -1,5 +1,5 @@
 import { api, GENERIC_FAILURE } from '../../api/http.ts';
-import type { ParseState, QueueRow, RowTx, SendState } from './batch-queue.ts';
+import { belowMinimum, type ParseState, type QueueRow, type RowTx, type SendState } from './batch-queue.ts';
 import { retryAfterMs } from './retry-after.ts';
 
 /**
@@ -74,6 +74,7 @@ function rowTx(item: ParsedItem & { psbt?: { stated_fee: number | null } }): Row
     ...(item.vsize !== undefined ? { vsize: item.vsize } : {}),
     fee: item.fee ?? null,
     feeRate: item.fee_rate ?? null,
+    functionalRate: item.functional_rate ?? null,
     meetsMinimum: item.meets_minimum_fee ?? null,
     message: item.message,
     error: false,
@@ -92,8 +93,13 @@ export async function parseRow(row: QueueRow, clientCode: string, pacing: Pacing
   }
   // 5xx: the portal, its node or its database is out of reach for now, not a verdict on the entry.
   if (!answer.data) return { state: 'failed', message: serverMessage(answer), ...(answer.response.status >= 500 ? { unreachable: true } : {}) };
-  return { state: 'done', txs: answer.data.transactions.map(rowTx) };
+  return { state: 'done', txs: answer.data.transactions.map(rowTx), at: Date.now() };
 }
+
+const refusal = (message: string, isPackage: boolean): SendState => {
+  const below = belowMinimum(message, isPackage);
+  return { state: 'refused', message, ...(below.length > 0 ? { belowMinimum: below, at: Date.now() } : {}) };
+};
 
 /** A refused package's reasons, per transaction, or its own message. */
 function packageFailure(message: string, results: Record<string, { error?: string }> | undefined): string {
@@ -107,11 +113,11 @@ async function submit(row: QueueRow, clientCode: string, pacing: Pacing): Promis
   const code = withCode(clientCode);
   if (!row.isPackage) {
     const answer = await paced(() => api.POST('/rest-api/submit-tx', { body: { tx_hex: row.items[0]!, ...code } }), pacing);
-    if (!answer.data) return { state: 'refused', message: serverMessage(answer) };
+    if (!answer.data) return refusal(serverMessage(answer), false);
     return { state: 'accepted', txids: [answer.data.message] };
   }
   const answer = await paced(() => api.POST('/rest-api/submit-package', { body: { tx_hexes: row.items, ...code } }), pacing);
-  if (!answer.data) return { state: 'refused', message: serverMessage(answer) };
+  if (!answer.data) return refusal(serverMessage(answer), true);
   const { status, message, result } = answer.data;
   if (status === 'error' || result?.package_msg !== 'success') return { state: 'refused', message: packageFailure(message, result?.['tx-results']) };
   const txids = Object.values(result['tx-results'])
