@@ -35,6 +35,9 @@ import type { StatusResponse } from './status.schemas.ts';
 
 export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and is in none of the recent blocks the portal follows (the last 1,008).';
 
+/** No child-pays-for-parent link (cpfp-links.repository.ts). */
+const NO_LINKS = { paysFor: [], paidBy: [] };
+
 /** How long a request waits for the engine to project a transaction the node has just taken. */
 const CATCH_UP_MS = 2_000;
 
@@ -79,9 +82,7 @@ export function createStatusService(deps: StatusDeps) {
     const txid = rawTxid.trim().toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(txid)) throw new ApiError(400, 'tx_id must be a transaction id of 64 hexadecimal characters.');
     try {
-      // Child pays for parent: said on both transactions' answers (one query, whatever the txid).
-      const [answer, links] = await Promise.all([locate(txid), cpfpLinksOf(db, txid)]);
-      return { ...answer, child_pays_for_parent: cpfpNote(links) };
+      return await locate(txid);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof RpcTransportError || error instanceof RpcError) throw nodeFailure(error);
@@ -90,21 +91,33 @@ export function createStatusService(deps: StatusDeps) {
   }
 
   async function locate(txid: string): Promise<StatusResponse> {
-    let view = await mempool.view();
+    const view = await mempool.view();
     // Only transactions the portal recorded are remembered here, so a hit says nothing new.
     const remembered = sizes.get(txid);
-    let tx = remembered === undefined ? undefined : view.transaction(txid);
+    const tx = remembered === undefined ? undefined : view.transaction(txid);
     const held = tx?.projected ? view.family(txid) : undefined;
     if (tx?.projected && held && remembered !== undefined) {
       // Waiting in the mempool, and its size already known: the engine answers alone, with no node call, and no
       // database call unless it has unconfirmed relatives (which of them are the portal's).
+      // A child that paid for it, or the parent it paid for, is one of the portal's relatives in the mempool: with none, no link to read.
       const own = await portalFamilyOf(held);
-      return { ...inMempoolAnswer(txid, view, tx, undefined, remembered.size, remembered.firstSeen, own), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx, own)) };
+      const links = own.ancestors.length + own.descendants.length > 0 ? await cpfpLinksOf(db, txid) : NO_LINKS;
+      return { ...inMempoolAnswer(txid, view, tx, undefined, remembered.size, remembered.firstSeen, own), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx, own)), child_pays_for_parent: cpfpNote(links) };
     }
 
-    const { known, submission: recorded, firstSeen: portalTime } = await portalRecordOf(db, txid);
-    if (!known) return await fromChainOnly(txid, view);
-    tx = view.transaction(txid);
+    const record = await portalRecordOf(db, txid);
+    // A txid the portal did not record has no child-pays-for-parent link: the links are between its own records.
+    if (!record.known) return { ...(await fromChainOnly(txid, view)), child_pays_for_parent: null };
+    // Child pays for parent: said on both transactions' answers.
+    const [answer, links] = await Promise.all([locateRecorded(txid, view, record), cpfpLinksOf(db, txid)]);
+    return { ...answer, child_pays_for_parent: cpfpNote(links) };
+  }
+
+  /** Where a transaction the portal recorded is: in the mempool, mined, or gone (and why). */
+  async function locateRecorded(txid: string, seen: MempoolView, record: Awaited<ReturnType<typeof portalRecordOf>>): Promise<StatusResponse> {
+    const { submission: recorded, firstSeen: portalTime } = record;
+    let view = seen;
+    let tx = view.transaction(txid);
     let entry: MempoolEntry | undefined;
     if (!tx?.projected) {
       // Not projected yet, or not even mirrored: the node may have taken it a moment ago.
