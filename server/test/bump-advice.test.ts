@@ -1,7 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BuiltTx } from '../dev/bitcoin/regtest-wallet.ts';
-import { satsToBtc } from '../src/bitcoin/amounts.ts';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
 import { ASSUMED_CHILD_VSIZE, rateToEnter } from '../src/modules/status/bump-advice.ts';
@@ -9,6 +8,7 @@ import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { walletChild } from './helpers/signed-spends.ts';
 
 /**
  * The bump advice of GET /rest-api/status-check on a real node whose mempool
@@ -65,17 +65,7 @@ async function nonSignalling(built: BuiltTx): Promise<BuiltTx> {
  * P2WPKH output, paying `fee`; the wallet signs it (it holds the parent's keys).
  */
 async function assumedChild(parentHex: string, vout: number, fee: number): Promise<BuiltTx> {
-  const parent = decodeTxHex(parentHex);
-  const spent = parent.outputs[vout]!;
-  const to = await node.address('bech32');
-  const unsigned = await node.rpc.call<string>('createrawtransaction', [[{ txid: parent.txid, vout }], [{ [to]: satsToBtc(spent.value - fee) }]]);
-  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [
-    unsigned,
-    [{ txid: parent.txid, vout, scriptPubKey: spent.scriptPubKey, amount: satsToBtc(spent.value) }],
-  ]);
-  assert.ok(signed.complete);
-  const decoded = decodeTxHex(signed.hex);
-  return { hex: signed.hex, txid: decoded.txid, fee, vsize: decoded.vsize, weight: decoded.weight };
+  return { ...(await walletChild(node, parentHex, vout, fee)), fee };
 }
 
 async function emptyMempool(): Promise<void> {

@@ -1,7 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { satsToBtc } from '../src/bitcoin/amounts.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
 import { createStatusService } from '../src/modules/status/status.service.ts';
@@ -10,6 +9,7 @@ import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts
 import { openEventStream, type SseFrame } from './helpers/sse-client.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { walletChild } from './helpers/signed-spends.ts';
 
 /**
  * A status answer's figures come from the portal's own view of the pool's
@@ -62,16 +62,7 @@ const changeVout = (hex: string) => {
 
 /** A child of `parent`'s output `vout` with one P2WPKH output, paying exactly `fee`; the wallet signs it. */
 async function childPaying(parent: BuiltTx, vout: number, fee: number): Promise<BuiltTx> {
-  const spent = decodeTxHex(parent.hex).outputs[vout]!;
-  const to = await node.address('bech32');
-  const unsigned = await node.rpc.call<string>('createrawtransaction', [[{ txid: parent.txid, vout }], [{ [to]: satsToBtc(spent.value - fee) }]]);
-  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [
-    unsigned,
-    [{ txid: parent.txid, vout, scriptPubKey: spent.scriptPubKey, amount: satsToBtc(spent.value) }],
-  ]);
-  assert.ok(signed.complete);
-  const decoded = decodeTxHex(signed.hex);
-  return { hex: signed.hex, txid: decoded.txid, fee, vsize: decoded.vsize, weight: decoded.weight };
+  return { ...(await walletChild(node, parent.hex, vout, fee)), fee };
 }
 
 async function emptyMempool(): Promise<void> {

@@ -1,6 +1,7 @@
 import { btcToSats, satsToBtc } from '../../src/bitcoin/amounts.ts';
 import type { SpentOutput } from '../../src/bitcoin/sighash.ts';
 import type { TestNode } from './regtest.ts';
+import { decodeTxHex } from '../../src/bitcoin/tx-codec.ts';
 
 /**
  * Transactions the regtest node's wallet signs, of each input type the
@@ -72,19 +73,27 @@ export async function signedSpend(node: TestNode, coins: readonly WalletCoin[], 
 }
 
 /**
+ * A child of `parentHex`'s output `vout` with one P2WPKH output, paying
+ * exactly `fee` sats, signed by the wallet (it holds the parent's keys; the
+ * node need not know the parent). A `locktime` ahead of the tip makes it
+ * valid but not yet final.
+ */
+export async function walletChild(node: TestNode, parentHex: string, vout: number, fee: number, locktime = 0): Promise<{ hex: string; txid: string; vsize: number; weight: number }> {
+  const parent = decodeTxHex(parentHex);
+  const spent = parent.outputs[vout]!;
+  const raw = await node.rpc.call<string>('createrawtransaction', [[{ txid: parent.txid, vout, sequence: 0xffff_fffd }], [{ [await node.address('bech32')]: satsToBtc(spent.value - fee) }], locktime]);
+  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [raw, [{ txid: parent.txid, vout, scriptPubKey: spent.scriptPubKey, amount: satsToBtc(spent.value) }]]);
+  if (!signed.complete) throw new Error('The wallet could not sign the child');
+  const decoded = decodeTxHex(signed.hex);
+  return { hex: signed.hex, txid: decoded.txid, vsize: decoded.vsize, weight: decoded.weight };
+}
+
+/**
  * A child of `parentHex`'s output 0, signed by the wallet, but locked until
  * `lockedFor` blocks past the tip: valid, and refused by the node as
- * non-final (after it took the parent, in a package). The node need not
- * know the parent.
+ * non-final (after it took the parent, in a package).
  */
 export async function lockedChildOf(node: TestNode, parentHex: string, lockedFor = 100): Promise<{ hex: string; txid: string }> {
-  const parent = await node.rpc.call<{ txid: string; vout: Array<{ value: number; scriptPubKey: { hex: string } }> }>('decoderawtransaction', [parentHex]);
-  const output = parent.vout[0]!;
   const height = await node.rpc.call<number>('getblockcount');
-  const sats = Math.round(output.value * 1e8);
-  const raw = await node.rpc.call<string>('createrawtransaction', [[{ txid: parent.txid, vout: 0, sequence: 0xffff_fffd }], [{ [await node.address()]: (sats - 20_000) / 1e8 }], height + lockedFor]);
-  const signed = await node.wallet.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [raw, [{ txid: parent.txid, vout: 0, scriptPubKey: output.scriptPubKey.hex, amount: output.value }]]);
-  if (!signed.complete) throw new Error('The wallet could not sign the locked child');
-  const { txid } = await node.rpc.call<{ txid: string }>('decoderawtransaction', [signed.hex]);
-  return { hex: signed.hex, txid };
+  return walletChild(node, parentHex, 0, 20_000, height + lockedFor);
 }
