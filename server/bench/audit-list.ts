@@ -338,6 +338,7 @@ function capturingDb(inner: Database): { db: Database; capture: (work: () => Pro
     },
     exec: (sql: string) => inner.exec(sql),
     transaction: <T>(fn: Parameters<Database['transaction']>[0]) => inner.transaction(fn) as Promise<T>,
+    listen: (channel, handlers) => inner.listen(channel, handlers),
     close: () => inner.close(),
   };
   return {

@@ -61,6 +61,7 @@ export function timedDb(inner: Database, recorder: Recorder): Database {
       recorder.time(sqlLabel(sql), () => inner.query<T>(sql, params)),
     exec: (sql: string) => recorder.time(sqlLabel(sql), () => inner.exec(sql)),
     transaction: <T>(fn: Parameters<Database['transaction']>[0]) => recorder.time('db transaction', () => inner.transaction(fn)) as Promise<T>,
+    listen: (channel, handlers) => inner.listen(channel, handlers),
     close: () => inner.close(),
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRecordKeeper } from '../src/modules/submission/record-keeper.ts';
+import { createPortalTxidIndex } from '../src/modules/submission/portal-txid-index.ts';
 import { quietLog } from '../test/helpers/test-app.ts';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +74,9 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
   const settings = createSettingsStore(db, systemClock);
   const mempool = createPortalMempool({ rpc: options.engineRpc ?? rpc, network: 'regtest', zmqUrl: options.zmqUrl, settings, log: quietLog });
   const market = createEngineMarketSource(mempool);
+  // As production wires it (runtime.ts).
+  const portalTxids = createPortalTxidIndex({ db, log: quietLog });
+  await portalTxids.start();
   const services = createServices({
     db,
     rpc,
@@ -82,7 +86,8 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
     mempool,
     settings: recorder ? { get: () => recorder.time('settings.get()', () => settings.get()), invalidate: () => settings.invalidate() } : settings,
     audit,
-    records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog }),
+    records: createRecordKeeper({ db, spoolFile: path.join(tmpdir(), `bench-spool-${process.pid}.jsonl`), log: quietLog, portalTxids }),
+    portalTxids,
     log: quietLog,
     network: 'regtest',
     ...(options.staff ? { staff: options.staff } : {}),
@@ -140,6 +145,7 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
         agent.destroy();
         await app.close();
         await mempool.stop();
+        await portalTxids.stop();
       })();
       return closing;
     },

@@ -35,6 +35,7 @@ import { connectStandardPolicy, type StandardPolicyConnection } from './modules/
 import { connectPublicMempool } from './modules/submission/public-mempool.ts';
 import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
+import { createPortalTxidIndex, type PortalTxidIndex } from './modules/submission/portal-txid-index.ts';
 import type { PortalJobs } from './jobs/portal-jobs.ts';
 import { createSmtpSender } from './modules/notifications/mail-sender.ts';
 import { createServices } from './services.ts';
@@ -287,6 +288,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
   let mempool: MempoolEngine | undefined;
   let jobs: PortalJobs | undefined;
   let sharedCounters: SharedCounters | undefined;
+  let portalTxids: PortalTxidIndex | undefined;
   let staffChannel: StaffChannel | undefined;
   try {
     const localIssuer = createLocalIssuer({ db, clock: systemClock, clientId: config.identity.clientId, adminGroup: config.identity.adminGroup, authKey });
@@ -314,7 +316,10 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     // Per-address rate limits shared by every instance (REDIS_URL): a Redis that does not answer now stops the start.
     if (config.redisUrl) sharedCounters = await connectRedisCounters(config.redisUrl, { keyPrefix: REDIS_KEY_PREFIX, log: logger });
     const audit = createAuditWriter(db, { ...logger, info: () => {} });
-    const records = createRecordKeeper({ db, spoolFile: path.join(config.dataDir, 'pending-records.jsonl'), log: logger });
+    // Which txids are the portal's, in memory: loaded before the first request, so that a status check of a txid it never recorded asks no one.
+    portalTxids = createPortalTxidIndex({ db, log: logger });
+    await portalTxids.start();
+    const records = createRecordKeeper({ db, spoolFile: path.join(config.dataDir, 'pending-records.jsonl'), log: logger, portalTxids });
     // Records spooled while the database was down before the last stop go in first.
     const replayed = await records.drain();
     if (replayed.written > 0 || replayed.remaining > 0) log(`spooled submission records: ${replayed.written} written, ${replayed.remaining} still pending`);
@@ -329,6 +334,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       settings,
       audit,
       records,
+      portalTxids,
       log: logger,
       network,
       staff: { verifier: routeByIssuer(localIssuer, identity.verifier), issuer: localIssuer, signIn: { issuer: identity.issuer, clientId: config.identity.clientId } },
@@ -366,12 +372,14 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     const background = jobs;
     const standardPolicy = policy;
     const counters = sharedCounters;
+    const index = portalTxids;
     const stop = async () => {
       await channel?.close();
       await background.stop();
       await app.close(); // drains the audit queue
       await counters?.close();
       await engine.stop();
+      await index.stop();
       await identityProvider?.close();
       stopVacuum();
       await db.close();
@@ -384,6 +392,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     await jobs?.stop().catch(() => {});
     await sharedCounters?.close().catch(() => {});
     await mempool?.stop().catch(() => {});
+    await portalTxids?.stop().catch(() => {});
     await identityProvider?.close().catch(() => {});
     await policy?.stop().catch(() => {});
     await node?.stop().catch(() => {});

@@ -42,6 +42,7 @@ import { DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY } from './modules/notificatio
 import { createEmailNotifyService, type EmailNotifyService } from './modules/notifications/email-notify.service.ts';
 import type { MailSender } from './modules/notifications/mail-sender.ts';
 import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
+import { ASK_THE_DATABASE, type PortalTxidIndex } from './modules/submission/portal-txid-index.ts';
 import { createNodeCallMeter, type NodeCallMeter, type NodeCallMeterOptions } from './http/node-call-budget.ts';
 
 /**
@@ -66,6 +67,12 @@ export interface Adapters {
   audit: AuditWriter;
   /** Keeps records of accepted submissions, spooling them to disk when the database is down. */
   records: RecordKeeper;
+  /**
+   * Which txids the portal accepted, in memory (portal-txid-index.ts), for
+   * the public reads of txids it never recorded. Started and stopped by
+   * whoever built it; without one every such read asks the database.
+   */
+  portalTxids?: PortalTxidIndex;
   /** Where the services say what went wrong outside a request's answer. */
   log: Logger;
   /** The node's network, already checked against its chain at start-up. */
@@ -187,7 +194,7 @@ export function createServices(adapters: Adapters): Services {
     metrics,
     mempool,
     submission,
-    status: createStatusService({ db, rpc: meteredRpc, mempool, log, nodeCalls }),
+    status: createStatusService({ db, rpc: meteredRpc, mempool, log, nodeCalls, portalTxids: adapters.portalTxids ?? ASK_THE_DATABASE }),
     health: createHealthService({ db, mempool, clock, log }),
     metricsService: createMetricsService({ metrics, db, mempool, audit, clock, log }),
     mempoolView: createMempoolViewAccess({ settings, verifier: adapters.staff?.verifier, log }),

@@ -1,3 +1,4 @@
+import { ASK_THE_DATABASE } from '../src/modules/submission/portal-txid-index.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { btcToSats } from '../src/bitcoin/amounts.ts';
@@ -378,6 +379,7 @@ for (const engine of testDatabases()) {
           rpc: recording(t.rpc, 'rpc', trace, txid),
           mempool: recording(t.mempool, 'mempool', trace, txid),
           log: quietLog,
+          portalTxids: ASK_THE_DATABASE,
         });
         await assert.rejects(service.check(txid), (error: ApiError) => error.statusCode === 404);
         traces.push(trace);

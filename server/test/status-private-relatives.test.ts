@@ -1,3 +1,4 @@
+import { ASK_THE_DATABASE } from '../src/modules/submission/portal-txid-index.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -186,7 +187,7 @@ for (const engine of testDatabases()) {
 
       const polled = async (txid: string) => {
         const trace: string[] = [];
-        const service = createStatusService({ db: recording(db, 'db', trace, txid), rpc: recording(t.rpc, 'rpc', trace, txid), mempool: t.mempool, log: quietLog });
+        const service = createStatusService({ db: recording(db, 'db', trace, txid), rpc: recording(t.rpc, 'rpc', trace, txid), mempool: t.mempool, log: quietLog, portalTxids: ASK_THE_DATABASE });
         await service.check(txid); // the first answer learns its size
         trace.length = 0;
         const answer = await service.check(txid);

@@ -52,8 +52,29 @@ export interface Database extends Queryable {
    * the transaction forever).
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Follows NOTIFY on `channel` (LISTEN). `onListening` runs once the
+   * subscription is in place, and again after every reconnection: anything
+   * notified while the connection was down is lost, so a listener that keeps
+   * state reloads it there. `onLost` runs when the connection drops (it is
+   * retried until `stop()`). PGlite's single in-process connection never
+   * drops. `stop` ends the subscription; close() ends every one.
+   */
+  listen(channel: string, handlers: NotifyHandlers): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
+}
+
+export interface NotifyHandlers {
+  onNotify(payload: string): void;
+  onListening(): void;
+  onLost(err: Error): void;
+}
+
+/** A LISTEN channel name: an identifier, quoted as such in the statement. */
+function channelIdentifier(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new TypeError(`Not a channel name: ${channel}`);
+  return `"${channel}"`;
 }
 
 /** The fields both engines put on an error raised by the server. */
@@ -308,6 +329,13 @@ export async function openPglite(dataDir: string | undefined, options: PgliteOpt
         }
       });
     },
+    async listen(channel: string, handlers: NotifyHandlers) {
+      scope.assertOutside('listen');
+      channelIdentifier(channel);
+      const unlisten = await db.listen(channel, (payload) => handlers.onNotify(payload));
+      handlers.onListening();
+      return { stop: () => unlisten() };
+    },
     async dumpDataDir() {
       scope.assertOutside('dumpDataDir');
       return db.dumpDataDir('none');
@@ -415,6 +443,7 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
 
   const scope = new TxScope();
   const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const listeners = new Set<{ stop(): Promise<void> }>();
 
   return {
     kind: 'postgres',
@@ -472,9 +501,91 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
         throw err;
       }
     },
+    listen(channel: string, handlers: NotifyHandlers) {
+      return listenOnPostgres(url, channel, handlers, listeners);
+    },
     async close() {
+      await Promise.all([...listeners].map((l) => l.stop()));
       await pool.end();
       await Promise.all(connections);
     },
   };
+}
+
+/** How long a dropped LISTEN connection waits before it reconnects: doubling from the first to the last. */
+const RELISTEN_FIRST_MS = 500;
+const RELISTEN_LAST_MS = 30_000;
+
+/**
+ * LISTEN on a connection of its own, outside the pool (a pooled connection
+ * would be handed to queries and lose its subscription on release). When it
+ * drops, `onLost` is told and it reconnects with backoff; `onListening` runs
+ * again once it listens, for the caller to reload what it may have missed.
+ * It never throws: a server it cannot reach at first is retried the same way.
+ */
+async function listenOnPostgres(url: string, channel: string, handlers: NotifyHandlers, listeners: Set<{ stop(): Promise<void> }>): Promise<{ stop(): Promise<void> }> {
+  const statement = `LISTEN ${channelIdentifier(channel)}`;
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = RELISTEN_FIRST_MS;
+
+  async function connect(): Promise<void> {
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: DEFAULT_CONNECT_TIMEOUT_MS, application_name: 'slipstream-portal (listen)' });
+    next.on('notification', (message) => {
+      if (message.channel === channel) handlers.onNotify(message.payload ?? '');
+    });
+    let lost = false;
+    const onDown = (err: Error) => {
+      if (lost || stopped) return;
+      lost = true;
+      handlers.onLost(err);
+      void next.end().catch(() => {});
+      scheduleRetry();
+    };
+    next.on('error', onDown);
+    next.on('end', () => onDown(new Error('The LISTEN connection ended')));
+    try {
+      await next.connect();
+      await next.query(statement);
+    } catch (err) {
+      lost = true;
+      void next.end().catch(() => {});
+      throw err;
+    }
+    client = next;
+    delay = RELISTEN_FIRST_MS;
+    handlers.onListening();
+  }
+
+  function scheduleRetry(): void {
+    if (stopped) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch((err: unknown) => {
+        if (stopped) return;
+        handlers.onLost(err as Error);
+        delay = Math.min(delay * 2, RELISTEN_LAST_MS);
+        scheduleRetry();
+      });
+    }, delay);
+    retry.unref();
+  }
+
+  const subscription = {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      listeners.delete(subscription);
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
+  listeners.add(subscription);
+  // A server that cannot be reached now is retried as a dropped connection is: the caller works without notifications meanwhile.
+  await connect().catch((err: unknown) => {
+    handlers.onLost(err as Error);
+    scheduleRetry();
+  });
+  return subscription;
 }

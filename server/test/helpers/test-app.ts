@@ -7,6 +7,7 @@ import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-write
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { AppConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import { createPortalTxidIndex } from '../../src/modules/submission/portal-txid-index.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
 import type { MempoolEngine, MempoolEngineOptions } from '../../src/mempool/mempool-engine.ts';
@@ -128,7 +129,10 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   const settings = createSettingsStore(db, clock, { ttlMs: 0 });
   const audit = createAuditWriter(db, quietLog, { flushIntervalMs: options.auditFlushIntervalMs ?? 20 });
   const spoolDir = await mkdtemp(path.join(tmpdir(), 'portal-spool-'));
-  const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50 });
+  // As production runs it (runtime.ts): loaded before the first request, told of this instance's records before they are written.
+  const portalTxids = createPortalTxidIndex({ db, log: quietLog });
+  await portalTxids.start();
+  const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50, portalTxids });
   const zmqUrl = node && !options.rpc && options.mempool?.zmq !== false ? node.zmqSequenceUrl : undefined;
   const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced', ...(options.blockPolicy ? { blockPolicy: options.blockPolicy } : {}) });
   const services = createServices({
@@ -140,6 +144,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     settings,
     audit,
     records,
+    portalTxids,
     log: quietLog,
     network: 'regtest',
     ...(options.staff ? { staff: options.staff } : {}),
@@ -188,6 +193,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
       await jobs?.stop();
       await app.close();
       await mempool.stop();
+      await portalTxids.stop();
       await rm(spoolDir, { recursive: true, force: true });
     },
   };

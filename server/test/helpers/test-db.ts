@@ -47,6 +47,7 @@ function delegate(db: Database, close: () => Promise<void>): Database {
     query: db.query.bind(db),
     exec: db.exec.bind(db),
     transaction: db.transaction.bind(db),
+    listen: db.listen.bind(db),
     close,
   };
 }

@@ -79,7 +79,7 @@ function gatedDb(inner: Database, gate: ReturnType<typeof createGate>): Database
     },
     exec: (sql) => q.exec(sql),
   });
-  return { ...gated(inner), kind: inner.kind, transaction: (fn) => inner.transaction((tx) => fn(gated(tx))), close: () => inner.close() };
+  return { ...gated(inner), kind: inner.kind, transaction: (fn) => inner.transaction((tx) => fn(gated(tx))), listen: (channel, handlers) => inner.listen(channel, handlers), close: () => inner.close() };
 }
 
 const post = (path: string, body: string, headers: Record<string, string> = {}, contentLength = Buffer.byteLength(body)) =>

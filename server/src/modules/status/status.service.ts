@@ -13,6 +13,7 @@ import { cpfpLinksOf } from '../submission/cpfp-links.repository.ts';
 import { recordedTxids } from '../submission/portal-records.repository.ts';
 import { portalFamily, relativesOf, type PortalFamily } from './portal-family.ts';
 import { portalRecordOf } from './status.repository.ts';
+import type { PortalTxidIndex } from '../submission/portal-txid-index.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
 /**
@@ -35,6 +36,9 @@ import type { StatusResponse } from './status.schemas.ts';
 
 export const TX_NOT_FOUND_MESSAGE = 'Transaction not found: it was not submitted here and is in none of the recent blocks the portal follows (the last 1,008).';
 
+/** What portalRecordOf answers for a txid the portal never accepted. */
+const NOT_RECORDED = { known: false, submission: undefined, firstSeen: null } as const;
+
 /** No child-pays-for-parent link (cpfp-links.repository.ts). */
 const NO_LINKS = { paysFor: [], paidBy: [] };
 
@@ -56,6 +60,8 @@ export interface StatusDeps {
   log: Logger;
   /** Holds a request to fewer node calls on a path known to cost less (http/node-call-budget.ts). */
   nodeCalls?: Pick<NodeCallMeter, 'limit'>;
+  /** Whether a txid may be the portal's, from memory: a certain "no" skips the database (portal-txid-index.ts). */
+  portalTxids: Pick<PortalTxidIndex, 'mayHold'>;
 }
 
 export function createStatusService(deps: StatusDeps) {
@@ -105,7 +111,8 @@ export function createStatusService(deps: StatusDeps) {
       return { ...inMempoolAnswer(txid, view, tx, undefined, remembered.size, remembered.firstSeen, own), ...poolOddsOf(await mempool.odds()), ...(await bumpOf(view, tx, own)), child_pays_for_parent: cpfpNote(links) };
     }
 
-    const record = await portalRecordOf(db, txid);
+    // A txid the portal never accepted (a stranger's random one, or a private transaction's) costs no query.
+    const record = deps.portalTxids.mayHold(txid) ? await portalRecordOf(db, txid) : NOT_RECORDED;
     // A txid the portal did not record has no child-pays-for-parent link: the links are between its own records.
     if (!record.known) return { ...(await fromChainOnly(txid, view)), child_pays_for_parent: null };
     // Child pays for parent: said on both transactions' answers.

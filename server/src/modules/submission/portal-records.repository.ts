@@ -34,3 +34,36 @@ export async function recordedTxids(db: Queryable, txids: readonly string[]): Pr
 
 /** Asks whether transactions are the portal's (recordedTxids over one database), for code that holds no database. */
 export type PortalTxids = (txids: readonly string[]) => Promise<Set<string>>;
+
+/** Where every instance hears of a transaction becoming the portal's (migration 028's triggers; the payload is its txid). */
+export const PORTAL_TXIDS_CHANNEL = 'portal_txids';
+
+/** Txids read per query when the whole set is loaded: a page of their 13-digit starts is about 0.7 MB of text. */
+const LOAD_PAGE = 50_000;
+
+/**
+ * The first 13 hex digits of every txid the portal accepted (the rule of
+ * portal_accepted, table by table), a page at a time in txid order, so that
+ * loading a large history holds one page in memory, not every row.
+ */
+export async function* portalAcceptedTxidStarts(db: Queryable): AsyncGenerator<string[]> {
+  const sources = [
+    `tx_submissions WHERE status <> 'pending'`,
+    'package_tx_outcomes WHERE true',
+    `failed_txs WHERE status = 'Timeout'`,
+  ];
+  for (const source of sources) {
+    let after = '';
+    for (;;) {
+      const { rows } = await db.query<{ last: string | null; starts: string | null }>(
+        `SELECT max(txid) AS last, string_agg(left(txid, 13), ',') AS starts
+         FROM (SELECT txid FROM ${source} AND txid > $1 ORDER BY txid LIMIT ${LOAD_PAGE}) page`,
+        [after],
+      );
+      const { last, starts } = rows[0]!;
+      if (last === null || starts === null) break;
+      yield starts.split(',');
+      after = last;
+    }
+  }
+}

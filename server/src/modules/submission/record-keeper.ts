@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Queryable } from '../../db/database.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { PortalTxidIndex } from './portal-txid-index.ts';
 import { recordPackageSubmission, recordSubmission, type NewPackageSubmission, type NewSubmission } from './submission.repository.ts';
 
 /**
@@ -39,6 +40,12 @@ export interface RecordKeeperOptions {
   log: Logger;
   /** How often spooled records are replayed while any exist. */
   retryMs?: number;
+  /**
+   * Told of each accepted record's txids before it is written
+   * (portal-txid-index.ts): this instance's next status check finds them
+   * without waiting for the database's notification.
+   */
+  portalTxids?: Pick<PortalTxidIndex, 'add'>;
 }
 
 async function write(db: Queryable, record: AcceptedRecord): Promise<void> {
@@ -153,6 +160,7 @@ export function createRecordKeeper(options: RecordKeeperOptions): RecordKeeper {
   }
 
   async function keep(record: AcceptedRecord): Promise<void> {
+    options.portalTxids?.add(record.kind === 'tx' ? [record.submission.txid] : record.submission.txids);
     try {
       await write(db, record);
     } catch (error) {
