@@ -132,6 +132,7 @@ const TABLE_OWNERS: Record<string, string> = {
   webhook_subscriptions: 'modules/notifications/',
   webhook_deliveries: 'modules/notifications/',
   email_subscriptions: 'modules/notifications/',
+  email_subscription_starts: 'modules/notifications/',
 };
 
 /** Every table a file's code writes (INSERT INTO, UPDATE … SET, DELETE FROM), comments aside. */

@@ -347,7 +347,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
         : undefined,
       jobs: { pendingAfterMs: config.pendingSettleMs, failedTxRetention: { retentionDays: config.failedTxStorage.retentionDays } },
       webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate, maxSubscriptionsPerAddressPerDay: config.webhooks.maxSubscriptionsPerAddressPerDay },
-      mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl } : undefined,
+      mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl, maxSubscriptionsPerAddressPerDay: config.email.maxSubscriptionsPerAddressPerDay } : undefined,
       sharedCounters,
     });
     const app = await buildApp(services, {

@@ -117,7 +117,14 @@ export interface Adapters {
   /** Told of each public read's node calls once it is answered (http/node-call-budget.ts): the tests count them. */
   observeNodeCalls?: NodeCallMeterOptions['observe'];
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
-  mail?: { sender: MailSender; publicUrl?: string | undefined; baseBackoffMs?: number; dispatchPollMs?: number } | undefined;
+  mail?: {
+    sender: MailSender;
+    publicUrl?: string | undefined;
+    /** EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: new email subscriptions per client address group in any 24 hours (DEFAULT_MAX_EMAILS_PER_ADDRESS_PER_DAY without); 0 offers no email. */
+    maxSubscriptionsPerAddressPerDay?: number | undefined;
+    baseBackoffMs?: number;
+    dispatchPollMs?: number;
+  } | undefined;
 }
 
 export interface WebhookAdapters {
@@ -220,7 +227,7 @@ export function createServices(adapters: Adapters): Services {
     synchro: createSynchroService({ mempool, clock }),
     webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log, maxCallbacksPerAddressPerDay: adapters.webhooks.maxSubscriptionsPerAddressPerDay ?? DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY }),
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
-    emailNotify: createEmailNotifyService({ db, enabled: adapters.mail !== undefined }),
+    emailNotify: createEmailNotifyService({ db, smtp: adapters.mail !== undefined, maxPerAddressPerDay: adapters.mail?.maxSubscriptionsPerAddressPerDay }),
     rateLimitStore: adapters.sharedCounters ? sharedRateLimitStore(adapters.sharedCounters) : undefined,
     jobs: createPortalJobs({
       db, rpc, mempool, submission, records, log: jobsLog ?? log, ...jobTimings,

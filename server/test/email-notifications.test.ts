@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EMAIL_FULL_MESSAGE, EMAIL_NOT_AVAILABLE_MESSAGE, EMAIL_UNKNOWN_TX_MESSAGE } from '../src/modules/notifications/email-notify.service.ts';
-import { forgetStaleEmailSubscriptions, MAX_EMAILS_PER_TX } from '../src/modules/notifications/email-subscriptions.repository.ts';
+import { addEmailSubscription, forgetStaleEmailSubscriptions, MAX_EMAILS_PER_TX } from '../src/modules/notifications/email-subscriptions.repository.ts';
 import { createSmtpSender, type MailSender } from '../src/modules/notifications/mail-sender.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -124,6 +124,74 @@ for (const engine of testDatabases()) {
       assert.equal(await forgetStaleEmailSubscriptions(db), 1);
       assert.equal(await stored(tx.txid), MAX_EMAILS_PER_TX - 1);
       await db.query('DELETE FROM email_subscriptions WHERE txid = $1', [tx.txid]);
+    });
+
+    test("new requests per client address per day are bounded (an IPv6 client by its /64), sent emails included; the same request again and other addresses are not", async () => {
+      const bounded = await startTestApp(node, db, { mail: { sender, maxSubscriptionsPerAddressPerDay: 2 } });
+      try {
+        const from = (remoteAddress: string, txid: string, email: string) =>
+          bounded.app.inject({ method: 'POST', url: '/rest-api/notify-email', payload: { txid, notify_email: email }, remoteAddress });
+        const txs = [await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 })];
+        for (const tx of txs) assert.equal((await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).statusCode, 200);
+        await t.records.idle();
+        const [a, b, c] = txs.map((tx) => tx.txid) as [string, string, string];
+        const day = `day-${engine.name}`;
+        assert.equal((await from('2001:db8:9:1::1', a, `${day}-a@example.com`)).statusCode, 200);
+        assert.equal((await from('2001:db8:9:1::2', b, `${day}-b@example.com`)).statusCode, 200);
+        assert.equal((await from('2001:db8:9:1::3', a, `${day}-a@example.com`)).statusCode, 200, 'a request it has is not a new one');
+        const over = await from('2001:db8:9:1::ffff', c, `${day}-c@example.com`);
+        assert.deepEqual([over.statusCode, over.json<{ message: string }>().message], [
+          429,
+          'Your address has asked for 2 notification emails in the last 24 hours; no more can be added until a day has passed since the oldest.',
+        ]);
+        assert.equal(await stored(c), 0);
+        assert.equal((await from('2001:db8:9:2::1', c, `${day}-c@example.com`)).statusCode, 200, 'another /64 has its own share');
+
+        // Sent emails forget their addresses, not the share they spent.
+        await node.mine(1);
+        await until(async () => (await stored(a)) + (await stored(b)) + (await stored(c)) === 0, async () => 'the emails are not all sent', 20_000);
+        assert.equal((await from('2001:db8:9:1::4', c, `${day}-c2@example.com`)).statusCode, 429, 'the day is not over because the emails went out');
+        await db.query("UPDATE email_subscription_starts SET created_at = now() - interval '25 hours' WHERE client_address = '2001:db8:9:1::'");
+        const d = await node.buildTx({ feeRate: 3 });
+        await post(t.app, '/rest-api/submit-tx', { tx_hex: d.hex });
+        await t.records.idle();
+        assert.equal((await from('2001:db8:9:1::5', d.txid, `${day}-d@example.com`)).statusCode, 200, 'a day later the address group may ask again');
+        await forgetStaleEmailSubscriptions(db);
+        const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM email_subscription_starts WHERE created_at <= now() - interval '1 day'");
+        assert.equal(rows[0]!.n, 0, 'shares older than a day are forgotten');
+        await db.query('DELETE FROM email_subscriptions WHERE txid = $1', [d.txid]);
+      } finally {
+        await bounded.close();
+      }
+    });
+
+    test("concurrent requests from one address cannot pass its day's share together, nor a transaction's 5 addresses", async () => {
+      const txs = [await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 }), await node.buildTx({ feeRate: 3 })];
+      for (const tx of txs) await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });
+      await t.records.idle();
+      const race = `race-${engine.name}`;
+      const spread = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => addEmailSubscription(db, txs[i % 3]!.txid, `${race}-${i}@example.com`, { clientAddress: '198.51.100.70', maxPerAddressPerDay: 3 })),
+      );
+      assert.equal(spread.filter((o) => o === 'added').length, 3, JSON.stringify(spread));
+      const shared = txs[3]!.txid;
+      const same = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => addEmailSubscription(db, shared, `${race}-shared-${i}@example.com`, { clientAddress: `198.51.100.${80 + i}`, maxPerAddressPerDay: 3 })),
+      );
+      assert.equal(same.filter((o) => o === 'added').length, MAX_EMAILS_PER_TX, JSON.stringify(same));
+      assert.equal(await stored(shared), MAX_EMAILS_PER_TX);
+      for (const tx of txs) await db.query('DELETE FROM email_subscriptions WHERE txid = $1', [tx.txid]);
+    });
+
+    test('EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY 0: no email is offered', async () => {
+      const off = await startTestApp(node, db, { mail: { sender, maxSubscriptionsPerAddressPerDay: 0 } });
+      try {
+        assert.equal((await get<{ email_notifications: boolean }>(off.app, '/rest-api/site-info')).body.email_notifications, false);
+        const res = await post<{ message: string }>(off.app, '/rest-api/notify-email', { txid: '00'.repeat(32), notify_email: 'a@example.com' });
+        assert.deepEqual([res.statusCode, res.body.message], [404, EMAIL_NOT_AVAILABLE_MESSAGE]);
+      } finally {
+        await off.close();
+      }
     });
 
     test('without SMTP the portal offers no email and refuses the request', async () => {

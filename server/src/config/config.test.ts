@@ -279,6 +279,14 @@ test('webhook callbacks: 50 new subscriptions per client address a day by defaul
   assert.match(problemsOf({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '2.5' }).join('\n'), /WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY/);
 });
 
+test('notification emails: 20 new requests per client address a day by default; settable, 0 allowed, a negative or a fraction refused', () => {
+  assert.deepEqual(parse({}).email, { maxSubscriptionsPerAddressPerDay: 20 });
+  assert.equal(parse({ EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '0' }).email.maxSubscriptionsPerAddressPerDay, 0);
+  assert.equal(parse({ EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '500' }).email.maxSubscriptionsPerAddressPerDay, 500);
+  assert.match(problemsOf({ EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '-1' }).join('\n'), /EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY/);
+  assert.match(problemsOf({ EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: '2.5' }).join('\n'), /EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY/);
+});
+
 test('public mempool node: none by default, or the operator\'s with its credentials', () => {
   assert.deepEqual(parse({}).publicMempool, { kind: 'off' });
   assert.deepEqual(parse({ PUBLIC_MEMPOOL_RPC_URL: 'http://edge:8332', PUBLIC_MEMPOOL_RPC_COOKIE_FILE: '/e/.cookie' }).publicMempool, {

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../http/http-timeouts.ts';
 import { DEFAULT_FAILED_TX_RETENTION_DAYS, DEFAULT_FAILURE_STORAGE, type FailureStorageBound } from '../modules/failed-txs/failed-tx-storage.ts';
+import { DEFAULT_MAX_EMAILS_PER_ADDRESS_PER_DAY } from '../modules/notifications/email-subscriptions.repository.ts';
 import { DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY } from '../modules/notifications/webhooks.repository.ts';
 
 /**
@@ -65,6 +66,7 @@ const EnvSchema = Type.Object({
   }),
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: Type.Integer({ minimum: 0, maximum: 100_000, default: DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY, description: "New callback_url subscriptions one client address (an IPv6 client by its /64) may start in any 24 hours; past it a submission still succeeds, without a callback. 0: callback URLs are never subscribed. Clients' webhooks are not counted" }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: "SMTP server for 'email me when it is mined' (smtp://user:pass@host:587, or smtps:// for TLS from the start); unset, the status page offers no email" })),
+  EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY: Type.Integer({ minimum: 0, maximum: 100_000, default: DEFAULT_MAX_EMAILS_PER_ADDRESS_PER_DAY, description: "New 'email me when it is mined' requests one client address (an IPv6 client by its /64) may make in any 24 hours; past it a request is answered 429. 0: the status page offers no email. The same address again for the same transaction is not a new one" }),
   SMTP_FROM: Type.String({ minLength: 3, default: 'Slipstream portal <no-reply@localhost>', description: 'The From address of notification emails' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "The portal's public address (https://pool.example.com), for links in notification emails" })),
   CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins (scheme://host[:port]) whose web pages may call the public API (/api/*, the public /rest-api/* routes) from a browser; unset, any origin may. Staff routes never answer another origin' })),
@@ -140,6 +142,8 @@ export interface AppConfig {
   webhooks: { allowPrivate: boolean; maxSubscriptionsPerAddressPerDay: number };
   /** Notification emails: the SMTP server and From address; undefined, none are sent. */
   smtp: { url: string; from: string } | undefined;
+  /** "Email me when it is mined": new requests per client address a day (0: not offered). */
+  email: { maxSubscriptionsPerAddressPerDay: number };
   /** The portal's public address, for links in emails. */
   publicUrl: string | undefined;
   /** Origins allowed to call the API cross-origin (CORS); empty: same-origin only. */
@@ -305,6 +309,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true', maxSubscriptionsPerAddressPerDay: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY },
     smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, from: env.SMTP_FROM },
+    email: { maxSubscriptionsPerAddressPerDay: env.EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY },
     publicUrl: env.PUBLIC_URL,
     corsOrigins: env.CORS_ORIGINS === undefined ? [] : commaList(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL,

@@ -44,11 +44,17 @@ function parseFrame(block: string): SseFrame | null {
   return null;
 }
 
-/** Opens an event stream; rejects when the server answers anything but 200 text/event-stream, with the status and body. */
-export function openEventStream(url: string, options: { headers?: Record<string, string> } = {}): Promise<SseConnection> {
+/**
+ * Opens an event stream; rejects when the server answers anything but 200
+ * text/event-stream, with the status and body. `localAddress`: the address
+ * the connection comes from (any of 127.0.0.0/8 reaches a server on
+ * 127.0.0.1), so that a test can hold more streams than one address may.
+ */
+export function openEventStream(url: string, options: { headers?: Record<string, string>; localAddress?: string } = {}): Promise<SseConnection> {
   return new Promise((resolve, reject) => {
     let request: ClientRequest | undefined = undefined;
-    request = get(url, { headers: { accept: 'text/event-stream', ...options.headers } }, (response) => {
+    const from = options.localAddress === undefined ? {} : { localAddress: options.localAddress };
+    request = get(url, { headers: { accept: 'text/event-stream', ...options.headers }, ...from }, (response) => {
       if (response.statusCode !== 200) {
         let body = '';
         response.setEncoding('utf8');

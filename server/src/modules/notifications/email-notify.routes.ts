@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../http/errors.ts';
+import { addressGroup } from '../../http/sse-registry.ts';
 import type { EmailNotifyService } from './email-notify.service.ts';
 
 /**
  * "Email me when it is mined", from the status page: a public route (in the
  * public scope, spending the caller's rate-limit budget), for transactions
- * the portal recorded only, like status-check. The field is `notify_email`
+ * the portal recorded only, like status-check, and within the caller's
+ * address group's day's share of new ones (429 past it). The field is `notify_email`
  * so the audit trail stores it redacted: the address is kept nowhere but the
  * subscription row, which is deleted once the final event is mailed.
  */
@@ -29,5 +31,5 @@ export const emailNotifyRoutes: FastifyPluginAsyncTypebox<{ service: EmailNotify
       body: NotifyEmailBody,
       response: { 200: NotifyEmailResponse, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
     },
-  }, ({ body }) => service.subscribe(body.txid, body.notify_email));
+  }, (request) => service.subscribe(request.body.txid, request.body.notify_email, addressGroup(request.ip)));
 };

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.ts';
+import type { Database, Queryable } from '../../db/database.ts';
 
 /** "Email me when it is mined" (migration 020): an address per transaction, deleted once its final event is mailed. */
 
@@ -21,34 +21,79 @@ export interface FinalOutcome {
 /** Addresses one transaction can have: anyone may add one, so a transaction cannot become a mailing list. */
 export const MAX_EMAILS_PER_TX = 5;
 
+/** New email subscriptions a client address group may ask for in any 24 hours, unless EMAIL_MAX_SUBSCRIPTIONS_PER_ADDRESS_PER_DAY says otherwise. */
+export const DEFAULT_MAX_EMAILS_PER_ADDRESS_PER_DAY = 20;
+
+/** Whose day's share a new subscription spends. */
+export interface EmailRequester {
+  /** The caller's address group (an IPv4 address or an IPv6 /64, http/sse-registry.ts addressGroup). */
+  clientAddress: string;
+  /** New subscriptions that address group may ask for in any 24 hours. */
+  maxPerAddressPerDay: number;
+}
+
 /**
- * Adds the address (once per transaction): 'unknown' when the portal has no
- * record of the transaction, 'full' when it has MAX_EMAILS_PER_TX others.
+ * What became of an address for one transaction: 'added' now; 'already',
+ * it is waiting for this transaction from before (nothing new is started);
+ * 'unknown', the portal has no record of the transaction; 'full', it has
+ * MAX_EMAILS_PER_TX other addresses; 'address-bound', the requester's address
+ * group has asked for its day's share.
  */
-export async function addEmailSubscription(db: Queryable, txid: string, email: string): Promise<'added' | 'unknown' | 'full'> {
-  const { rows } = await db.query<{ known: boolean; added: boolean }>(
-    `WITH known AS (
-       SELECT EXISTS (SELECT 1 FROM tx_submissions WHERE txid = $1 AND status <> 'pending')
-           OR EXISTS (SELECT 1 FROM package_tx_outcomes WHERE txid = $1) AS known),
-     added AS (
-       INSERT INTO email_subscriptions (txid, email)
-       SELECT $1, $2 FROM known
-       WHERE known.known AND (SELECT count(*) FROM email_subscriptions WHERE txid = $1 AND email <> $2) < $3
-       ON CONFLICT (txid, email) DO UPDATE SET created_at = email_subscriptions.created_at
-       RETURNING 1)
-     SELECT known.known, EXISTS (SELECT 1 FROM added) AS added FROM known`,
-    [txid, email, MAX_EMAILS_PER_TX],
-  );
-  const { known, added } = rows[0]!;
-  return added ? 'added' : known ? 'full' : 'unknown';
+export type EmailSubscriptionOutcome = 'added' | 'already' | 'unknown' | 'full' | 'address-bound';
+
+/** First keys of the advisory locks that serialize one transaction's, and one address group's, checks and inserts (the second key is a hash). */
+const TX_LOCK = 4_028;
+const ADDRESS_LOCK = 4_029;
+
+/**
+ * Adds the address to the transaction's, once, within MAX_EMAILS_PER_TX and
+ * the requester's day's share. Each subscription row is deleted once its
+ * email is sent, so the share is counted from email_subscription_starts
+ * (migration 028), one row per new subscription, kept a day. The advisory
+ * locks (the address group's first, then the transaction's, in one order for
+ * every request) make the checks and inserts of concurrent requests, on any
+ * instance, one after the other.
+ */
+export async function addEmailSubscription(db: Database, txid: string, email: string, requester: EmailRequester | undefined): Promise<EmailSubscriptionOutcome> {
+  return db.transaction(async (tx) => {
+    if (requester) await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_LOCK, requester.clientAddress]);
+    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TX_LOCK, txid]);
+    const { rows } = await tx.query<{ known: boolean; same: boolean; others: number }>(
+      `SELECT EXISTS (SELECT 1 FROM tx_submissions WHERE txid = $1 AND status <> 'pending')
+              OR EXISTS (SELECT 1 FROM package_tx_outcomes WHERE txid = $1) AS known,
+              EXISTS (SELECT 1 FROM email_subscriptions WHERE txid = $1 AND email = $2) AS same,
+              (SELECT count(*)::int FROM email_subscriptions WHERE txid = $1 AND email <> $2) AS others`,
+      [txid, email],
+    );
+    const { known, same, others } = rows[0]!;
+    if (!known) return 'unknown';
+    if (same) return 'already';
+    if (others >= MAX_EMAILS_PER_TX) return 'full';
+    if (requester) {
+      await tx.query(`DELETE FROM email_subscription_starts WHERE client_address = $1 AND created_at <= now() - interval '1 day'`, [requester.clientAddress]);
+      const started = await tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM email_subscription_starts WHERE client_address = $1 AND created_at > now() - interval '1 day'`,
+        [requester.clientAddress],
+      );
+      if (started.rows[0]!.n >= requester.maxPerAddressPerDay) return 'address-bound';
+      await tx.query('INSERT INTO email_subscription_starts (client_address) VALUES ($1)', [requester.clientAddress]);
+    }
+    await tx.query('INSERT INTO email_subscriptions (txid, email) VALUES ($1, $2)', [txid, email]);
+    return 'added';
+  });
 }
 
 /** How long an address waits for a transaction that never settles (still unconfirmed, or its record gone). */
 export const EMAIL_RETENTION_DAYS = 30;
 
-/** Addresses kept longer than EMAIL_RETENTION_DAYS are forgotten: nothing about an address outlives its purpose. */
+/**
+ * Addresses kept longer than EMAIL_RETENTION_DAYS are forgotten: nothing
+ * about an address outlives its purpose. The day's shares of new
+ * subscriptions older than a day go too. Returns the addresses forgotten.
+ */
 export async function forgetStaleEmailSubscriptions(db: Queryable): Promise<number> {
   const { rowCount } = await db.query(`DELETE FROM email_subscriptions WHERE created_at < now() - make_interval(days => $1)`, [EMAIL_RETENTION_DAYS]);
+  await db.query(`DELETE FROM email_subscription_starts WHERE created_at <= now() - interval '1 day'`);
   return rowCount;
 }
 
