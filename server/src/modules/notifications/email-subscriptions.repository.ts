@@ -49,7 +49,7 @@ const ADDRESS_LOCK = 4_029;
  * Adds the address to the transaction's, once, within MAX_EMAILS_PER_TX and
  * the requester's day's share. Each subscription row is deleted once its
  * email is sent, so the share is counted from email_subscription_starts
- * (migration 028), one row per new subscription, kept a day. The advisory
+ * (migration 029), one row per new subscription, kept a day. The advisory
  * locks (the address group's first, then the transaction's, in one order for
  * every request) make the checks and inserts of concurrent requests, on any
  * instance, one after the other.
