@@ -12,7 +12,8 @@ import { describe, test } from 'node:test';
  *   (anchors as GitHub makes them from headings);
  * - a convention number that docs/architecture.md's "Code conventions" list lacks;
  * - a relative Markdown link in README.md or docs/ to a missing file or heading;
- * - any pointer to a document the repository does not hold: SPEC.md, DESIGN.md, or
+ * - any pointer to a document the repository does not hold: the product specification
+ *   and the design notes the project once kept beside it (SPEC and DESIGN, .md), or
  *   an issue by number ("issue 6", "(issue: ...)"). Say the reason in docs/ instead
  *   (docs/architecture.md, convention 10).
  * Pure file reading: no node, no database.
@@ -100,10 +101,14 @@ function lineOf(text: string, index: number): number {
   return text.slice(0, index).split('\n').length;
 }
 
+/** The two documents the project once kept outside the repository (spelt in parts, so that a grep for them finds only pointers). */
+const SPEC_FILE = ['SPEC', 'md'].join('.');
+const DESIGN_FILE = ['DESIGN', 'md'].join('.');
+
 /** Pointers to documents the repository does not hold. */
 const FORBIDDEN: Array<{ pattern: RegExp; why: string }> = [
-  { pattern: /\bSPEC\b/g, why: 'SPEC.md is not in the repository: point to a section of docs/behaviour.md' },
-  { pattern: /\bDESIGN\.md\b/g, why: 'DESIGN.md is not in the repository: point to docs/architecture.md' },
+  { pattern: /\bSPEC\b/g, why: `${SPEC_FILE} is not in the repository: point to a section of docs/behaviour.md` },
+  { pattern: new RegExp(`\\b${DESIGN_FILE.replace('.', '\\.')}\\b`, 'g'), why: `${DESIGN_FILE} is not in the repository: point to docs/architecture.md` },
   { pattern: /\bissues?\s+#?\d+/gi, why: 'an issue number says nothing to a reader of the code: point to the section of docs/ that holds the reason' },
   { pattern: /\(issues?(?::|\)\s*:|\s+")/gi, why: 'an issue says nothing to a reader of the code: point to the section of docs/ that holds the reason' },
 ];
@@ -222,7 +227,7 @@ describe('the pointer check itself', () => {
   });
 
   test('pointers to documents outside the repository fail, whatever their spelling', () => {
-    for (const text of ['// SPEC.md section 7', "/* the SPEC's messages */", '-- (DESIGN.md, convention 3)', ' * (issue 6; bench)', ' * (issue\n * 18)', "// Issue 4's bar", ' * (issue: "faults")', ' * Faults (issue): "x"']) {
+    for (const text of [`// ${SPEC_FILE} section 7`, "/* the SPEC's messages */", `-- (${DESIGN_FILE}, convention 3)`, ' * (issue 6; bench)', ' * (issue\n * 18)', "// Issue 4's bar", ' * (issue: "faults")', ' * Faults (issue): "x"']) {
       assert.ok(problemsOf(text).length > 0, text);
     }
     for (const text of ['for (const issue of result.issues) {}', 'v.getDotPath(issue) ?? ""', 'issue: () => unused()', 'an API key staff issued to the client']) {
