@@ -5,6 +5,7 @@ import { RpcCode, RpcError, RpcTransportError, type RpcClient } from '../src/bit
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { NODE_UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
 import { NOT_SUBMITTED_HERE } from '../src/modules/disclosure/public-disclosure.ts';
+import { issueApiKey } from '../src/modules/clients/api-keys.repository.ts';
 import { LEFT_MEMPOOL_MESSAGE } from '../src/modules/submission/submission-rules.ts';
 import { OP_TRUE_P2WSH } from './helpers/keyless-spends.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
@@ -163,16 +164,25 @@ for (const engine of testDatabases()) {
         if (method === 'testmempoolaccept') return Promise.resolve([{ txid: tx.txid, wtxid, allowed: false, 'reject-reason': reason }]);
         return undefined;
       };
+      // A client's key reads the dry run's reasons as the public does (staff read the node's).
+      const client = await db.query<{ id: number }>("INSERT INTO clients (name) VALUES ('Pipeline') RETURNING id");
+      const issued = await issueApiKey(db, client.rows[0]!.id, 'test');
       try {
-        const answers = {
+        const refusals = {
           submit: await post(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex }),
           pkg: await post(t.app, '/rest-api/submit-package', { tx_hexes: [tx.hex] }),
           slipstream: await post(t.app, '/api/transactions', { tx_hex: tx.hex }),
           dry: await post(t.app, '/api/transactions', { tx_hex: tx.hex, skip_mempool_submission: true }),
         };
-        for (const [path, res] of Object.entries(answers)) {
-          const text = JSON.stringify(res.body);
-          assert.ok(res.statusCode === 422 || res.statusCode === 400, `${path}: ${res.statusCode} ${text}`);
+        const texts: Record<string, string> = {};
+        for (const [path, res] of Object.entries(refusals)) {
+          texts[path] = JSON.stringify(res.body);
+          assert.ok(res.statusCode === 422 || res.statusCode === 400, `${path}: ${res.statusCode} ${texts[path]}`);
+        }
+        const tests = await t.app.inject({ method: 'POST', url: '/api/mempool/tests', payload: { tx_hexes: [tx.hex] }, headers: { authorization: `Bearer ${issued!.key}` } });
+        assert.equal(tests.statusCode, 200, tests.body);
+        texts['tests'] = String(tests.json<{ results: Array<{ reject_reason: string | null }> }>().results[0]?.reject_reason);
+        for (const [path, text] of Object.entries(texts)) {
           assert.ok(!text.includes(hidden.txid), `${path} names the private transaction: ${text}`);
           assert.ok(text.includes(NOT_SUBMITTED_HERE), `${path}: ${text}`);
           assert.ok(text.includes(tx.txid) && text.includes(accepted.txid), `${path} keeps the caller's own and the portal's: ${text}`);

@@ -27,10 +27,11 @@ import { compactHex, decodeOrReject, decodePackageOrReject } from './tx-decoding
  * 5. send: sendrawtransaction or submitpackage, the one step that changes
  *    the pool's mempool.
  * 6. record: what the node took, before the answer: a caller who heard
- *    "success" must find it recorded (submit-tx.ts sendTx says how the
- *    pending row makes that hold); and what it refused for a passing
- *    reason, kept for staff to retry (submission-context.ts fail), before
- *    the answer too, so that a refused user's transaction is never lost.
+ *    "success" must find it recorded (submit-tx.ts sendTx and
+ *    recordAccepted say how the pending row makes that hold); and what it
+ *    refused for a passing reason, kept for staff to retry
+ *    (submission-context.ts fail), before the answer too, so that a
+ *    refused user's transaction is never lost.
  * 7. answer: a refusal leaves through the disclosure module
  *    (modules/disclosure/public-disclosure.ts), so that it names no
  *    transaction but the caller's own and those the portal accepted:

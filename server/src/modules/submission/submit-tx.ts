@@ -165,7 +165,13 @@ async function sendTx({ rpc, db }: Pick<SubmissionContext, 'rpc' | 'db'>, hex: s
   return { accepted: sent.status === 'fulfilled' || mined, mined, reason: sent.status === 'rejected' ? sent.reason : undefined, claimed: claimed.status === 'fulfilled' };
 }
 
-/** This request's pending row taken back (never a row another request wrote or the node accepted); nothing to take back without a claim. */
+/**
+ * This request's pending row taken back (never a row another request wrote
+ * or the node accepted), before the answer: left behind, the block scan
+ * would settle it as accepted (PENDING_SETTLE_MS) and make a transaction
+ * the node did not take from the portal the portal's. Nothing to take back
+ * without a claim.
+ */
 async function takeBack({ db, log }: Pick<SubmissionContext, 'db' | 'log'>, txid: string, claim: string | undefined): Promise<void> {
   if (claim === undefined) return;
   await releaseClaim(db, txid, claim).catch((error: unknown) => log.error({ err: error, txid }, 'Could not take back a pending row the node did not make the portal\'s'));
