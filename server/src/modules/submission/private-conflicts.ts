@@ -46,6 +46,9 @@ export const CONFLICT_REASONS =
 /** The node's chain-limit refusals (validation.cpp, policy/packages.cpp; Core 31's cluster limit), by their codes. */
 const CHAIN_LIMIT_REASONS = /too-long-mempool-chain|package-mempool-limits|too-large-cluster/;
 
+/** BIP431: version 3 transactions follow the TRUC rules, sibling eviction among them. */
+const TRUC_VERSION = 3;
+
 /** Outpoints per gettxspendingprevout call and transactions per descendants batch. */
 const CHUNK = 1_000;
 
@@ -83,6 +86,7 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
         if (!reply.ok) throw reply.error;
         for (const spend of reply.result) if (spend.spendingtxid && !own.has(spend.spendingtxid)) direct.add(spend.spendingtxid);
       }
+      for (const sibling of await trucSiblings(txs, own)) direct.add(sibling);
       if (direct.size === 0) return false;
       // A replacement evicts the descendants of what it replaces too; the node's figures count them.
       const evicted = new Set(direct);
@@ -101,6 +105,31 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
       // Cannot tell whose the conflicts are: hide the reasons that would describe them.
       return CONFLICT_REASONS.test(reason);
     }
+  }
+
+  /**
+   * The other mempool children of the unconfirmed parents of `txs`' version 3
+   * members. A version 3 (TRUC) parent may have one unconfirmed child, so the
+   * node judges a second by sibling eviction (BIP431; validation.cpp
+   * SingleTRUCChecks): it treats the first child as a conflict although the
+   * two spend different outputs, and words its refusal with that child's
+   * fee rate ("insufficient fee (including sibling eviction) … old feerate
+   * …") or, where it cannot evict (a package), says the parent already has a
+   * child. A stranger holding one output of a public parent would learn
+   * whether, and at what rate, someone else's private child spends another.
+   * One batch of getmempoolentry over the parents (a version 3 transaction
+   * is at most 10,000 vB: its inputs are bounded), only for version 3.
+   */
+  async function trucSiblings(txs: readonly DecodedTx[], own: ReadonlySet<string>): Promise<string[]> {
+    const parents = [...new Set(txs.filter((tx) => tx.version === TRUC_VERSION).flatMap((tx) => tx.inputs.map((input) => input.txid)))].filter((id) => !own.has(id));
+    if (parents.length === 0) return [];
+    const siblings: string[] = [];
+    for (let i = 0; i < parents.length; i += CHUNK) {
+      const replies = await rpc.batch<{ spentby?: string[] }>(parents.slice(i, i + CHUNK).map((id) => ({ method: 'getmempoolentry', params: [id] })));
+      // A parent not in the mempool (confirmed, unknown) has no sibling to evict.
+      for (const reply of replies) if (reply.ok) for (const id of reply.result.spentby ?? []) if (!own.has(id)) siblings.push(id);
+    }
+    return siblings;
   }
 
   /**
