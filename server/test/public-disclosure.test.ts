@@ -249,6 +249,36 @@ for (const engine of testDatabases()) {
       assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(decodeTxHex(sibling).txid), 'the sibling stays');
       await node.mine(1);
     });
+
+    test('a dry run cannot measure a private sibling\'s fee rate: a version 3 child below and above it hears the same', async () => {
+      // As above: P public (submitted here), C1 its private child. A stranger holding P:1 dry-runs children
+      // at several fees; were the answers to flip from refusal to success where C1's rate lies, a bisection of
+      // free, invisible requests would measure a private transaction's fee rate (the submission itself evicts
+      // C1 when it succeeds, so only the dry run can be repeated at will).
+      const { segwit } = await node.rpc.call<{ segwit: { address: string } }>('decodescript', ['51']);
+      const fundingTxid = await node.wallet.call<string>('sendtoaddress', [segwit.address, 0.002]);
+      await node.mine(1);
+      const funding = decodeTxHex(await node.rpc.call<string>('getrawtransaction', [fundingTxid, 0]));
+      const spend = (txid: string, vout: number, values: number[]) =>
+        encodeTxHex({
+          version: 3,
+          locktime: 0,
+          inputs: [{ txid, vout, scriptSig: '', sequence: 0xffff_fffd, witness: ['51'] }],
+          outputs: values.map((value) => ({ value, scriptPubKey: OP_TRUE_P2WSH })),
+        });
+      const parent = spend(fundingTxid, funding.outputs.findIndex((o) => o.scriptPubKey === OP_TRUE_P2WSH), [90_000, 90_000]);
+      const parentTxid = decodeTxHex(parent).txid;
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: parent })).body.status, 'success');
+      await t.records.idle();
+      await node.rpc.call('sendrawtransaction', [spend(parentTxid, 0, [90_000 - 7_777])]);
+
+      const dry = async (fee: number) => {
+        const res = await post<{ status: string; message: string }>(t.app, '/api/transactions', { tx_hex: spend(parentTxid, 1, [90_000 - fee]), skip_mempool_submission: true });
+        return [res.statusCode, res.body.status];
+      };
+      assert.deepEqual(await dry(3_000), await dry(20_000), 'the answer flips where the private sibling\'s fee lies');
+      await node.mine(1);
+    });
   });
 }
 
