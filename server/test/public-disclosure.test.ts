@@ -4,7 +4,7 @@ import { btcToSats } from '../src/bitcoin/amounts.ts';
 import { createHash } from 'node:crypto';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { invalidSignatureMessage, OTHER_WITNESS_MESSAGE } from '../src/modules/submission/submission-rules.ts';
-import { PRIVATE_CONFLICT_MESSAGE } from '../src/modules/submission/private-conflicts.ts';
+import { DRY_RUN_PRIVATE_CONFLICT_MESSAGE, PRIVATE_CONFLICT_MESSAGE } from '../src/modules/submission/private-conflicts.ts';
 import { REMOVAL_MESSAGES, REPLACED_ELSEWHERE_MESSAGE } from '../src/modules/status/removal-finder.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
 import { OP_TRUE_P2WSH, unsignedSpendOf } from './helpers/keyless-spends.ts';
@@ -244,7 +244,7 @@ for (const engine of testDatabases()) {
         assert.ok(res.statusCode === 422 || res.statusCode === 400, `${path}: ${JSON.stringify(res.body)}`);
         assert.doesNotMatch(JSON.stringify(res.body), new RegExp(told), `${path} tells the private sibling's fee rate`);
         assert.doesNotMatch(JSON.stringify(res.body), /sibling|old feerate/, `${path} tells that a private sibling exists`);
-        assert.equal(res.body.message, PRIVATE_CONFLICT_MESSAGE, path);
+        assert.equal(res.body.message, path === 'dry' ? DRY_RUN_PRIVATE_CONFLICT_MESSAGE : PRIVATE_CONFLICT_MESSAGE, path);
       }
       assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(decodeTxHex(sibling).txid), 'the sibling stays');
       await node.mine(1);
@@ -274,7 +274,7 @@ for (const engine of testDatabases()) {
 
       const dry = async (fee: number) => {
         const res = await post<{ status: string; message: string }>(t.app, '/api/transactions', { tx_hex: spend(parentTxid, 1, [90_000 - fee]), skip_mempool_submission: true });
-        return [res.statusCode, res.body.status];
+        return [res.statusCode, res.body.status, res.body.message];
       };
       assert.deepEqual(await dry(3_000), await dry(20_000), 'the answer flips where the private sibling\'s fee lies');
       await node.mine(1);

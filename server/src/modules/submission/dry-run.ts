@@ -11,6 +11,7 @@ import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
 import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT, MISSING_INPUTS_MESSAGE, OTHER_WITNESS_MESSAGE } from './submission-rules.ts';
 import { refuseInvalidSignatures } from './signature-check.ts';
+import { DRY_RUN_PRIVATE_CONFLICT_MESSAGE } from './private-conflicts.ts';
 import { decodeEach } from './tx-decoding.ts';
 import { packageHexesForSubmission } from './psbt.ts';
 import { answered, callerIds, decodeTx } from './submission-pipeline.ts';
@@ -61,6 +62,10 @@ export async function checkTx(
     }
     // The public network's verdict is asked beside the pool node's, and never fails the answer.
     const [[reason], standard] = await Promise.all([verdicts(service.rpc, [hex]), judgeStandard(service, [{ tx, hex }])]);
+    // Conflicting with a transaction the portal did not record: one answer, whatever the node says (private-conflicts.ts).
+    if ((reason === undefined || !(ALREADY_THERE.test(reason) || OTHER_COPY_THERE.test(reason))) && (await service.conflicts.conflictsWithPrivate([tx]))) {
+      throw new ApiError(422, DRY_RUN_PRIVATE_CONFLICT_MESSAGE, notice(ctx), reason);
+    }
     if (reason !== undefined && OTHER_COPY_THERE.test(reason) && !(await service.portalTxids([tx.txid])).has(tx.txid)) {
       throw new ApiError(422, OTHER_WITNESS_MESSAGE, notice(ctx));
     }
@@ -120,6 +125,10 @@ export async function testMempoolAccept(service: SubmissionContext, entries: str
   } catch (error) {
     if (error instanceof RpcError || error instanceof RpcTransportError) throw nodeFailure(error);
     throw error;
+  }
+  // A client's key: conflicting with a transaction the portal did not record, the list hears one answer whatever the node says.
+  if (!trusted && (await service.conflicts.conflictsWithPrivate(txs))) {
+    return txs.map((tx) => ({ ...refused(tx, DRY_RUN_PRIVATE_CONFLICT_MESSAGE), standard: standard.get(tx) ?? UNKNOWN }));
   }
   const reasons = await Promise.all(results.map(async (r) => {
     const reason = r['reject-reason'] ?? r['package-error'];

@@ -28,11 +28,27 @@ import type { PortalTxids } from './portal-records.repository.ts';
  * (ApiError.staffDetail: the audit trail, failed-transaction records).
  *
  * What remains: the refusal itself says that some transaction already spends
- * one of the named outpoints, as the node decides conflicts before
- * signatures; hiding that would need the node to check scripts first.
+ * one of the named outpoints (or, for a version 3 transaction, that its
+ * parent already has another child), as the node decides conflicts before
+ * signatures; hiding that would need the node to check scripts first. And
+ * a real submission is still judged by the node: someone who can spend the
+ * conflicting outpoint (or a sibling output) could raise its fee step by
+ * step until it is taken, which evicts the private transaction. A dry run
+ * cannot be used that way (DRY_RUN_PRIVATE_CONFLICT_MESSAGE).
  */
 
 export const PRIVATE_CONFLICT_MESSAGE = "The transaction conflicts with a transaction already in the pool's mempool, and cannot replace it.";
+
+/**
+ * A dry run's answer for a transaction that conflicts with one the portal
+ * did not record, whatever the node would decide: a dry run changes
+ * nothing and costs nothing, so answers that flip from refusal to success
+ * at the private transaction's fee rate would let a bisection of dry runs
+ * measure it. Only a real submission, which evicts what it replaces when
+ * it succeeds, is judged by the node.
+ */
+export const DRY_RUN_PRIVATE_CONFLICT_MESSAGE =
+  "The transaction conflicts with a transaction already in the pool's mempool: whether it can replace it is decided only when it is submitted.";
 
 /**
  * Refusals of the conflict and replacement family, as Bitcoin Core and
@@ -157,7 +173,16 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
     return new ApiError(422, message, undefined, staffDetail);
   }
 
-  return { publicReason, refusal };
+  /**
+   * Whether `txs` conflict with (or, version 3, are siblings of) a mempool
+   * transaction the portal did not record, for a dry run's answer. When
+   * the node cannot be asked, true: the answer that hides.
+   */
+  function conflictsWithPrivate(txs: readonly DecodedTx[]): Promise<boolean> {
+    return conflictsPrivately(txs, 'txn-mempool-conflict');
+  }
+
+  return { publicReason, refusal, conflictsWithPrivate };
 }
 
 export type PrivateConflicts = ReturnType<typeof createPrivateConflicts>;
