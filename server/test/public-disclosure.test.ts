@@ -209,10 +209,11 @@ for (const engine of testDatabases()) {
       assert.deepEqual([submitted.statusCode, submitted.body.message], [422, invalidSignatureMessage(0)]);
     });
 
-    test('a version 3 child refused for paying less than a private sibling: neither the sibling nor its fee rate is told', async () => {
-      // P: a version 3 parent with two keyless outputs, submitted here (public). C1: the pool's private
-      // child of P:0. C2: a stranger's child of P:1, which the node judges by sibling eviction (BIP431):
-      // its refusal would be worded with C1's fee rate ("old feerate …").
+    /**
+     * A version 3 parent with two keyless (P2WSH OP_TRUE) outputs of 90,000 sats, submitted here, so public;
+     * `spend` builds a version 3 child of any of its outputs, which anyone can sign.
+     */
+    const publicTrucParent = async () => {
       const { segwit } = await node.rpc.call<{ segwit: { address: string } }>('decodescript', ['51']);
       const fundingTxid = await node.wallet.call<string>('sendtoaddress', [segwit.address, 0.002]);
       await node.mine(1);
@@ -228,6 +229,14 @@ for (const engine of testDatabases()) {
       const parentTxid = decodeTxHex(parent).txid;
       assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: parent })).body.status, 'success');
       await t.records.idle();
+      return { spend, parentTxid };
+    };
+
+    test('a version 3 child refused for paying less than a private sibling: neither the sibling nor its fee rate is told', async () => {
+      // P: a version 3 parent with two keyless outputs, submitted here (public). C1: the pool's private
+      // child of P:0. C2: a stranger's child of P:1, which the node judges by sibling eviction (BIP431):
+      // its refusal would be worded with C1's fee rate ("old feerate …").
+      const { spend, parentTxid } = await publicTrucParent();
       const sibling = spend(parentTxid, 0, [90_000 - 7_777]);
       await node.rpc.call('sendrawtransaction', [sibling]);
       const siblingRate = (await node.rpc.call<{ fees: { base: number }; vsize: number }>('getmempoolentry', [decodeTxHex(sibling).txid]));
@@ -255,21 +264,7 @@ for (const engine of testDatabases()) {
       // at several fees; were the answers to flip from refusal to success where C1's rate lies, a bisection of
       // free, invisible requests would measure a private transaction's fee rate (the submission itself evicts
       // C1 when it succeeds, so only the dry run can be repeated at will).
-      const { segwit } = await node.rpc.call<{ segwit: { address: string } }>('decodescript', ['51']);
-      const fundingTxid = await node.wallet.call<string>('sendtoaddress', [segwit.address, 0.002]);
-      await node.mine(1);
-      const funding = decodeTxHex(await node.rpc.call<string>('getrawtransaction', [fundingTxid, 0]));
-      const spend = (txid: string, vout: number, values: number[]) =>
-        encodeTxHex({
-          version: 3,
-          locktime: 0,
-          inputs: [{ txid, vout, scriptSig: '', sequence: 0xffff_fffd, witness: ['51'] }],
-          outputs: values.map((value) => ({ value, scriptPubKey: OP_TRUE_P2WSH })),
-        });
-      const parent = spend(fundingTxid, funding.outputs.findIndex((o) => o.scriptPubKey === OP_TRUE_P2WSH), [90_000, 90_000]);
-      const parentTxid = decodeTxHex(parent).txid;
-      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: parent })).body.status, 'success');
-      await t.records.idle();
+      const { spend, parentTxid } = await publicTrucParent();
       await node.rpc.call('sendrawtransaction', [spend(parentTxid, 0, [90_000 - 7_777])]);
 
       const dry = async (fee: number) => {
