@@ -8,6 +8,7 @@ import { BatchRoute } from './routes/batch-route.tsx';
 import { DashboardRoute } from './routes/dashboard-route.tsx';
 import { MetricsRoute } from './routes/metrics-route.tsx';
 import { StatusRoute } from './routes/status-route.tsx';
+import { VerifyRoute } from './routes/verify-route.tsx';
 import './styles.css';
 import { SynchroTableRoute } from './routes/synchro-table-route.tsx';
 
@@ -21,7 +22,7 @@ const publicQueries = new QueryClient({ defaultOptions: { queries: { retry: 1 } 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
-/** The route table of SPEC.md section 2; every other path goes to /. */
+/** The route table of SPEC.md section 2 (and /verify, issue 29); every other path goes to /. */
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={publicQueries}>
@@ -33,6 +34,7 @@ createRoot(root).render(
             <Route path="/status" element={<StatusRoute />} />
             <Route path="/tx" element={<StatusRoute />} />
             <Route path="/tx/:txid" element={<StatusRoute />} />
+            <Route path="/verify" element={<VerifyRoute />} />
             <Route path="/login" element={<LoginRoute />} />
             <Route path="/login/callback" element={<LoginCallbackRoute />} />
             <Route path="/dashboard" element={<DashboardRoute />} />
