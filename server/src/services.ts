@@ -203,8 +203,6 @@ export interface Services {
 export function createServices(adapters: Adapters): Services {
   const { db, rpc, clock, mempool, settings, audit, records, log } = adapters;
   const metrics = adapters.metrics ?? createMetrics();
-  // One submission service: the API and the jobs (tracking, retries) submit through the same path.
-  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool });
   const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
   const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
   const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };
@@ -215,6 +213,8 @@ export function createServices(adapters: Adapters): Services {
   const quotes = createQuoteService({ signer: createQuoteSigner(authKey.key), settings, clock });
   const receiptKeys = createReceiptKeys({ db, clock, authKey, ...(adapters.receiptKeyCacheMs !== undefined ? { cacheMs: adapters.receiptKeyCacheMs } : {}) });
   const receipts = createReceiptService({ db, rpc: meteredRpc, mempool, settings, signer: createReceiptSigner(receiptKeys), keys: receiptKeys, network: adapters.network, log });
+  // One submission service: the API and the jobs (tracking, retries) submit through the same path; quotes judged and receipts signed on it.
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool, quotes, receipts });
   return {
     network: adapters.network,
     settings,

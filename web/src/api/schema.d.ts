@@ -8,10 +8,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Chain height, network and the current minimum fee rate */
+        /** Chain height, network and the current minimum fee rate, with a quote of the minimum that holds for a while */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The quote is for this client code (its discount applied); fee_rate stays the minimum without one */
+                    client_code?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -30,6 +33,32 @@ export interface paths {
                             network: string;
                             /** @description The current minimum fee rate (sat/vB) for a submission without client code */
                             fee_rate: number;
+                            /** @description A signed fee quote: the minimum a submission naming it is judged by until it expires (or the current minimum, when that is lower), for the same client code. Nothing is stored per quote; it may be named by any number of submissions until it expires. An expired, altered or other client code's quote is refused with the reason */
+                            quote?: {
+                                /** @description Name it as quote_id in a submission (both APIs, single or package) to be judged at this threshold until expires_at */
+                                quote_id: string;
+                                /** @description The minimum fee rate (sat/vB) the quote holds, with the client code's discount applied */
+                                threshold: number;
+                                /** @description The client code the quote holds for; absent: for a submission without one */
+                                client_code?: string;
+                                /** @description ISO 8601: until then a submission naming the quote is judged at its threshold, even if the minimum has risen (the quote_validity_minutes setting, 10 by default) */
+                                expires_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -254,6 +283,8 @@ export interface paths {
                         tx_hex: string;
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                     };
@@ -273,6 +304,8 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount */
                             notice?: string;
+                            /** @description The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipt?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -387,6 +420,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                     };
@@ -404,6 +439,10 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount */
                             notice?: string;
+                            /** @description One receipt for each member the node accepted, by txid. The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipts?: {
+                                [key: string]: string;
+                            };
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -1033,6 +1072,17 @@ export interface paths {
                             effective_rate: number;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description A signed fee quote: the minimum a submission naming it is judged by until it expires (or the current minimum, when that is lower), for the same client code. Nothing is stored per quote; it may be named by any number of submissions until it expires. An expired, altered or other client code's quote is refused with the reason */
+                            quote?: {
+                                /** @description Name it as quote_id in a submission (both APIs, single or package) to be judged at this threshold until expires_at */
+                                quote_id: string;
+                                /** @description The minimum fee rate (sat/vB) the quote holds, with the client code's discount applied */
+                                threshold: number;
+                                /** @description The client code the quote holds for; absent: for a submission without one */
+                                client_code?: string;
+                                /** @description ISO 8601: until then a submission naming the quote is judged at its threshold, even if the minimum has risen (the quote_validity_minutes setting, 10 by default) */
+                                expires_at: string;
+                            };
                         };
                     };
                 };
@@ -1324,6 +1374,8 @@ export interface paths {
                         tx_hex: string;
                         /** @description A client code: its discount lowers the rate to pay */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                         /** @description true: judged as a submission (decoded, priced, the node's testmempoolaccept) but not sent to the mempool. Nothing is recorded: no submission, nothing in the Tx Puller or reports, no failure for staff; the request is in the audit trail like any other */
@@ -1344,6 +1396,8 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipt?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -1455,6 +1509,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code: its discount lowers the rate to pay */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                     };
@@ -1472,6 +1528,10 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description One receipt for each member the node accepted, by txid. The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipts?: {
+                                [key: string]: string;
+                            };
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -1504,6 +1564,10 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description One receipt for each member the node accepted, by txid. The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipts?: {
+                                [key: string]: string;
+                            };
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */

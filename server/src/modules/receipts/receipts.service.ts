@@ -123,8 +123,11 @@ export function createReceiptService(deps: ReceiptServiceDeps): ReceiptService {
 
     async proof(receipt) {
       const { txid } = await verify(receipt);
-      // In memory first (the engine's blocks, no node call in production's `latest` mode), then the records.
-      const block = (await mempool.minedBlockOf(txid)) ?? (await recordedBlockOf(db, txid));
+      // In memory first (the blocks the engine follows up to its view's tip: no node call in production's `latest`
+      // mode, the view caught up with the node first in `synced` mode), then the records.
+      const block = (await mempool.view().then(() => mempool.minedBlockOf(txid), (error: unknown) => {
+        throw nodeFailure(error);
+      })) ?? (await recordedBlockOf(db, txid));
       if (!block) throw new ApiError(404, NOT_MINED_MESSAGE);
       let proof: string;
       try {

@@ -8,6 +8,7 @@ import type { StandardVerdict } from '../policy/policy.schemas.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { functionalClears } from '../pricing/fee-math.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
+import { namedQuote, withQuote } from './quote-and-receipt.ts';
 import { nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
 import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT, MISSING_INPUTS_MESSAGE, OTHER_WITNESS_MESSAGE } from './submission-rules.ts';
 import { refuseInvalidSignatures } from './signature-check.ts';
@@ -34,12 +35,15 @@ export async function checkTx(
   service: SubmissionContext,
   rawHex: string,
   rawClientCode: string | undefined,
+  quoteId?: string,
 ): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict }> {
   // Cleaned as submit-tx cleans its hex (tx-decoding.ts), so both judge the same transaction.
   const hex = normaliseItems([rawHex])[0] ?? '';
   const clientCode = normaliseClientCode(rawClientCode);
   const tx = await decodeOrReject(hex);
   const current = await openForSubmissions(service);
+  // Judged at a quote's minimum while it holds, as the submission would be (quote-and-receipt.ts).
+  const quote = namedQuote(service, quoteId, clientCode);
   let ctx: PricingContext;
   let priced: PricedTx;
   try {
@@ -47,6 +51,7 @@ export async function checkTx(
   } catch (error) {
     throw nodeFailure(error);
   }
+  ctx = withQuote(ctx, quote);
   if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
   refuseInvalidSignatures([priced]);
   if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {

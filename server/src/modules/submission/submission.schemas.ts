@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { StandardVerdict } from '../policy/policy.schemas.ts';
+import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
+import { ReceiptField, ReceiptsField } from '../receipts/receipts.schemas.ts';
 
 /** Wire shapes of the public submission API (SPEC.md sections 3 and 7). One schema per shape. */
 
@@ -24,6 +26,7 @@ export const SubmitTxBody = Type.Object(
   {
     tx_hex: TxHex,
     client_code: ClientCode,
+    quote_id: QuoteIdField,
     callback_url: CallbackUrl,
   },
   { additionalProperties: false },
@@ -43,6 +46,7 @@ export const SubmitPackageBody = Type.Object(
   {
     tx_hexes: TxHexes,
     client_code: ClientCode,
+    quote_id: QuoteIdField,
     callback_url: CallbackUrl,
   },
   { additionalProperties: false },
@@ -65,6 +69,7 @@ export const SubmitResponse = Type.Object({
   status: Type.Literal('success'),
   message: Type.String({ description: 'The txid' }),
   notice: Notice,
+  receipt: ReceiptField,
   callback_secret: CallbackSecret,
   callback_notice: CallbackNotice,
 });
@@ -82,6 +87,7 @@ export const PackageResult = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   message: Type.String(),
   notice: Notice,
+  receipts: ReceiptsField,
   callback_secret: CallbackSecret,
   callback_notice: CallbackNotice,
   result: Type.Object(
@@ -148,4 +154,10 @@ export const InfoResponse = Type.Object({
   block_height: Type.Integer(),
   network: Type.String({ description: "'mainnet', 'testnet', 'testnet4', 'signet' or 'regtest'" }),
   fee_rate: Type.Number({ description: 'The current minimum fee rate (sat/vB) for a submission without client code' }),
+  quote: Type.Optional(QuoteSchema),
 });
+
+export const InfoQuery = Type.Object(
+  { client_code: Type.Optional(Type.String({ maxLength: 64, description: "The quote is for this client code (its discount applied); fee_rate stays the minimum without one" })) },
+  { additionalProperties: false },
+);

@@ -18,6 +18,7 @@ import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
 import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
 import { publicPackageResult } from '../disclosure/public-disclosure.ts';
+import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
 
 /**
  * A package submitted (submitpackage): every member must clear the minimum
@@ -36,9 +37,12 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
   const clientCode = normaliseClientCode(rawClientCode);
   const txs = await decodePackageOrReject(hexes);
   const current = await openForSubmissions(service);
+  // A quote the submitter holds: checked before anything costs the node (quote-and-receipt.ts).
+  const quote = namedQuote(service, options.quoteId, clientCode);
   const txids = txs.map((t) => t.txid);
   const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-  const [ctx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
+  const [priceCtx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
+  const ctx = withQuote(priceCtx, quote);
   refuseInvalidSignatures(priced);
 
   const members = priced as PricedMember[];
@@ -57,10 +61,14 @@ export async function submitPackage(service: SubmissionContext, rawHexes: string
   }
   result = await withoutOtherCopies(service, result);
   await keepAccepted(service, result, priced, hexes, clientCode, ctx, options, lifted);
+  // A receipt for each member the node took as sent (not another copy it held) and the portal recorded, whether or not the package as a whole succeeded.
+  const taken = takenAsSent(result);
+  const receipts = await receiptsOf(service, priced.flatMap((p) => (taken.has(p.tx.txid) ? [{ tx: p.tx, fee: p.fee!, vsize: p.vsize }] : [])), ctx, service.clock.now());
+  const withReceipts = Object.keys(receipts).length > 0 ? { receipts } : {};
   // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
   const shown = await publicPackageResult(service.portalTxids, result);
-  if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, { ...failure, priced });
-  return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx) };
+  if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, { ...failure, priced }, withReceipts);
+  return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx), ...withReceipts };
 }
 
 /** The price context and each member's price; refused (422) when a fee cannot be known or is negative. */
@@ -127,9 +135,19 @@ async function withoutOtherCopies(service: SubmissionContext, result: SubmitPack
   return { ...result, package_msg: 'transaction failed', 'tx-results': txResults };
 }
 
+/** The txids of the members the node took. */
+function acceptedTxids(result: SubmitPackageResult): Set<string> {
+  return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
+}
+
+/** The txids of the members the node took in the very copy sent: another witness it already held (`other-wtxid`) is not this copy. */
+function takenAsSent(result: SubmitPackageResult): Set<string> {
+  return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error && (r as { 'other-wtxid'?: string })['other-wtxid'] === undefined ? [r.txid] : [])));
+}
+
 /** Members the node took are in its mempool even when the package as a whole failed: they are recorded all the same. */
 async function keepAccepted(service: SubmissionContext, result: SubmitPackageResult, priced: PricedTx[], hexes: string[], clientCode: string | undefined, ctx: PricingContext, options: SubmitOptions, lifted: Array<[number, number]>): Promise<void> {
-  const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
+  const accepted = acceptedTxids(result);
   const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
   if (kept.length === 0) return;
   // Which of them a child paid for, both taken: said on both status answers.
@@ -168,16 +186,19 @@ async function keepAccepted(service: SubmissionContext, result: SubmitPackageRes
   await Promise.all([recorded, linked]);
 }
 
-/** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */
-async function refuseFailed(service: SubmissionContext, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: PackageFailure): Promise<never> {
+/**
+ * A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the
+ * public may read it, and the receipts of the members it took all the same.
+ */
+async function refuseFailed(service: SubmissionContext, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: PackageFailure, receipts: { receipts?: Record<string, string> }): Promise<never> {
   const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
   const reasons = errors.join('; ') || result.package_msg;
   await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
   const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
   // Each reason in plain words, the node's after it (bitcoin/reject-reasons.ts).
-  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown) });
+  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown), ...receipts });
   // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
-  throw new ApiError(422, message, { result: withoutReasons(shown, message) }, staffDetail);
+  throw new ApiError(422, message, { result: withoutReasons(shown, message), ...receipts }, staffDetail);
 }
 
 /** A submitpackage result with every refused member's reason in plain words. */

@@ -16,6 +16,7 @@ import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { SubmitResponse } from './submission.schemas.ts';
 import { compactHex, decodeOrReject } from './tx-decoding.ts';
 import { noteStandardness } from '../policy/note-standardness.ts';
+import { namedQuote, receiptOf, withQuote } from './quote-and-receipt.ts';
 
 /**
  * One transaction submitted: decoded, priced with its unconfirmed
@@ -30,9 +31,12 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
   const clientCode = normaliseClientCode(rawClientCode);
   const tx = await decodeOrReject(hex);
   const current = await openForSubmissions(service);
+  // A quote the submitter holds: checked before anything costs the node (quote-and-receipt.ts).
+  const quote = namedQuote(service, options.quoteId, clientCode);
 
   const failure: TxFailure = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-  const [ctx, priced] = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
+  const [priceCtx, priced] = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
+  const ctx = withQuote(priceCtx, quote);
   refuseInvalidSignatures([priced]);
 
   const own = { feeSats: priced.fee, vsize: priced.vsize };
@@ -47,8 +51,9 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
   }
   // Spends parents its submitter gave earlier: they enter together, as a package (child pays for parent).
   if (priced.givenParents.length > 0) {
-    await submitPackage(service, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
-    return { status: 'success', message: tx.txid, ...notice(ctx) };
+    const { receipts } = await submitPackage(service, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
+    const receipt = receipts?.[tx.txid];
+    return { status: 'success', message: tx.txid, ...notice(ctx), ...(receipt === undefined ? {} : { receipt }) };
   }
 
   const rate = feeRate(priced.fee, priced.vsize);
@@ -70,8 +75,10 @@ export async function submitTx(service: SubmissionContext, rawHex: string, rawCl
     createdAt: options.createdAt,
   };
   // Priced: a failure can now be checked for signatures before it is kept.
-  await sendAndRecord(service, tx, hex, submission, { ...failure, priced: [priced] }, options);
-  return { status: 'success', message: tx.txid, ...notice(ctx) };
+  const recorded = await sendAndRecord(service, tx, hex, submission, { ...failure, priced: [priced] }, options);
+  // The copy recorded is this one: its receipt (none when the node holds another copy, recorded by its own submitter).
+  const receipt = recorded ? await receiptOf(service, { tx, fee: priced.fee, vsize: priced.vsize }, ctx, service.clock.now()) : {};
+  return { status: 'success', message: tx.txid, ...notice(ctx), ...receipt };
 }
 
 /** The price context and the transaction's price; refused (422) when the fee cannot be known or is negative. */
@@ -97,8 +104,9 @@ async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, c
  * been evicted or replaced since, and a resubmission puts it back. The row
  * is written meanwhile, as this request's pending claim, so that it exists
  * before the user hears "success" without a write after the node's answer.
+ * True when this copy is recorded; false when the node holds another one.
  */
-async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: string, submission: NewSubmission, failure: TxFailure, options: SubmitOptions): Promise<void> {
+async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: string, submission: NewSubmission, failure: TxFailure, options: SubmitOptions): Promise<boolean> {
   const { rpc, db, records, log } = service;
   const claim = randomUUID();
   const [sent, claimed] = await Promise.allSettled([rpc.call<string>('sendrawtransaction', [validatedHex(hex)]), claimSubmission(db, submission, claim)]);
@@ -131,13 +139,14 @@ async function sendAndRecord(service: SubmissionContext, tx: DecodedTx, hex: str
     // refuses a made-up witness before this for the inputs the portal can check).
     await releaseClaim(db, tx.txid, claim).catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'Could not take back a pending row of another copy'));
     if (!(await service.portalTxids([tx.txid])).has(tx.txid)) throw new ApiError(422, OTHER_WITNESS_MESSAGE);
-    return;
+    return false;
   }
   const recorded = records.track(records.keep({ kind: 'tx', submission }));
   if (claimed.status === 'rejected' || options.waitForRecord) await recorded;
   else await recorded.catch((error: unknown) => log.error({ err: error, txid: tx.txid }, 'An accepted submission stays pending: neither the database nor the spool took it'));
   // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
   noteStandardness(service, [{ tx, hex }], recorded);
+  return true;
 }
 
 /**

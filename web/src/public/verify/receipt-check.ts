@@ -132,7 +132,8 @@ export async function verifyReceipt(receipt: string, keys: readonly Jwk[]): Prom
   const jwk = keys.find((k) => k.kid === header.kid);
   if (!jwk) return { ok: false, reason: "Its key is not one of the pool's published keys: it was not signed by this pool, or the key was withdrawn." };
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) return { ok: false, reason: 'The published key is not a P-256 key.' };
-  const key = await crypto.subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, ext: true }, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  const key = await crypto.subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, ext: true }, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']).catch(() => undefined);
+  if (!key) return { ok: false, reason: 'The published key is not a valid P-256 key.' };
   const good = signature.length === 64 && (await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, signature, signingInput));
   if (!good) return { ok: false, reason: 'The signature does not verify: the receipt was altered, or not signed by this pool.' };
   if (!claims) return { ok: false, reason: "Signed by the pool, but its content is not a receipt's." };
