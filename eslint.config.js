@@ -1,4 +1,4 @@
-// Lint enforces what reviewers would otherwise repeat (DESIGN.md, convention 9).
+// Lint enforces what reviewers would otherwise repeat (docs/architecture.md, convention 9).
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 

@@ -2,8 +2,8 @@ import { run, type RunOptions, type RunResult } from './exec.ts';
 
 /**
  * The container engine: Podman, as root. `runtime` is the OCI runtime
- * (`--runtime`): runc where the default one is refused (containers on this
- * machine kind, DESIGN.md), the engine's default otherwise.
+ * (`--runtime`): runc where the default one is refused (sandboxed or
+ * nested hosts, docs/architecture.md#the-deployment-test), the engine's default otherwise.
  */
 export class Podman {
   private readonly runtime: string | undefined;

@@ -11,7 +11,7 @@ import { max, median, ms, percentile, ratio, round3, verdict } from './stats.ts'
 import { seededRandom } from '../src/lib/seeded-random.ts';
 
 /**
- * The staff audit list at a million rows (issue 6: "Lists stay fast on large
+ * The staff audit list at a million rows (docs/architecture.md#performance-budgets: "Lists stay fast on large
  * tables ... the audit list must answer in under 100 ms at one million rows").
  *
  * For each database engine (PGlite always, the Postgres server too when

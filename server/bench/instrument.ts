@@ -2,7 +2,7 @@ import type { RpcBatchItem, RpcCall, RpcClient } from '../src/bitcoin/rpc-client
 import type { Database, QueryResult } from '../src/db/database.ts';
 
 /**
- * Timing wrappers around the app's adapters (DESIGN.md convention 3 makes
+ * Timing wrappers around the app's adapters (docs/architecture.md, convention 3 makes
  * them injectable): they tell where a request's time goes without touching
  * the service code. Requests are sent one at a time, so totals divided by
  * the request count are per-request costs; calls a request makes in

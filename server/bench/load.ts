@@ -15,7 +15,7 @@ import { buildSmallTxs, type SmallTx } from './small-txs.ts';
 import { ratio, round3, verdict } from './stats.ts';
 
 /**
- * Load (issue: "autocannon against parse-tx, submit-tx, status-check and
+ * Load (docs/architecture.md#performance-budgets: "autocannon against parse-tx, submit-tx, status-check and
  * getinfo, and against the admin audit list at one million rows"):
  * throughput, p50/p99, error rate and server memory, each against a baseline
  * measured in the same run. It reports; it does not fail when a goal is

@@ -10,7 +10,7 @@ import { DEFAULT_FIXTURE, fixtureEntries, generateMempoolFixture } from './mempo
 import { max, median, ms, ratio, round3, verdict } from './stats.ts';
 
 /**
- * The mempool engine's projection speed targets (issue "Mempool engine"),
+ * The mempool engine's projection speed targets (docs/architecture.md#performance-budgets),
  * on a synthetic mempool of 300,000 transactions (mempool-fixture.ts, fixed
  * seed): reported against the goals, never failed on.
  *

@@ -329,13 +329,13 @@ async function main(): Promise<void> {
     out(`audit rows: ${auditRows} for ${portalOn.requests} requests to the audited portal (${auditMatches ? 'match' : 'MISMATCH'}); writer stats ${JSON.stringify(audit.stats())}`);
     if (!auditMatches) exitCode = 1;
 
-    // ---- Mempool projection (issue 3): 300,000 synthetic transactions, and regtest against getblocktemplate
+    // ---- Mempool projection (docs/architecture.md#performance-budgets): 300,000 synthetic transactions, and regtest against getblocktemplate
     // It measures this thread's share of the work: the portals and their mempool engines stop first.
     for (const portal of [portalOn, portalOff, portalTimed]) await portal.close();
     out();
     await (await import('./mempool-projection.ts')).runMempoolProjectionBench();
 
-    // ---- Audit list at one million rows (issue 6): every list shape against 100 ms, PGlite and Postgres
+    // ---- Audit list at one million rows (docs/architecture.md#performance-budgets): every list shape against 100 ms, PGlite and Postgres
     out();
     await (await import('./audit-list.ts')).runAuditListBench();
 
@@ -343,7 +343,7 @@ async function main(): Promise<void> {
     out();
     await (await import('./csv-export.ts')).runCsvExportBench();
 
-    // ---- Load (issue 7): autocannon against the public endpoints and the audit list, servers in child processes
+    // ---- Load (docs/architecture.md#performance-budgets): autocannon against the public endpoints and the audit list, servers in child processes
     out();
     await (await import('./load.ts')).runLoadBench();
 

@@ -63,7 +63,7 @@ export interface AppOptions {
   version?: string;
 }
 
-/** Builds the HTTP application. Never listens and never reads the environment (DESIGN.md, convention 3). */
+/** Builds the HTTP application. Never listens and never reads the environment (docs/architecture.md, convention 3). */
 export async function buildApp(services: Services, options: AppOptions) {
   const securityHeaders = createSecurityHeaders({ identityProviderOrigins: services.staff ? [originOf(services.staff.signIn.issuer)] : [] });
   const app = Fastify({

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The layering DESIGN.md describes, checked over the import graph: routes
+ * The layering docs/architecture.md describes (convention 11), checked over the import graph: routes
  * reach the database only through services (built once in services.ts), and
  * repositories know nothing of HTTP. A plain regex over the import lines is
  * enough: every module here imports with a relative path and a `.ts` ending.

@@ -54,7 +54,7 @@ export function formatOpenApi(document: object): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** The web app's API types, generated from the same document (DESIGN.md, convention 7). */
+/** The web app's API types, generated from the same document (docs/architecture.md, convention 7). */
 export async function generateWebApiTypes(document: object): Promise<string> {
   const banner = '// Generated from server/openapi.json by `npm run openapi`. Do not edit.\n\n';
   return banner + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0]));

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from './helpers/test-app.ts';
 import { staffToken, TEST_AUTH_KEY } from './helpers/staff-app.ts';
 
 /**
- * GET /rest-api/audits/list (SPEC.md section 7) against audit rows written
+ * GET /rest-api/audits/list (docs/behaviour.md#staff-calls) against audit rows written
  * straight into the database. Those rows all lie in 2024; the app audits this
  * test's own requests too (at the time they are made), so every assertion on
  * totals either confines itself to 2024 with from/to dates or filters on

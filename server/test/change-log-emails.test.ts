@@ -10,7 +10,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
- * The Logs tabs' Email column and filter (SPEC.md section 2): the email of
+ * The Logs tabs' Email column and filter (docs/behaviour.md#logs): the email of
  * the staff member who made the change, from their sign-in token, kept on
  * the log row beside their username. The identity provider's ID token
  * carries the email claim; here a verifier adds it to the portal's own

@@ -7,7 +7,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 
 /**
- * The Setting, Discount and Client Logs tabs (SPEC.md sections 2, 3 and 7):
+ * The Setting, Discount and Client Logs tabs (docs/behaviour.md#logs):
  * /rest-api/setting-logs/list, /discount-logs/list and /client-logs/list,
  * over entries written by the dashboard's own API as two administrators.
  */
@@ -88,7 +88,7 @@ for (const engine of testDatabases()) {
         ['Create', 'root', codes[0]],
       ]);
       const update = all.body.result[1]!;
-      assert.equal(typeof update.previous_values, 'string', 'JSON text (SPEC.md section 3)');
+      assert.equal(typeof update.previous_values, 'string', 'JSON text (docs/behaviour.md#data-shapes)');
       assert.deepEqual(JSON.parse(update.previous_values!), {
         code: codes[0], client_name: 'Acme Mining', description: null, discount_percentage: 10, valid_from: '2025-01-01 00:00:00', valid_until: '2030-01-01 23:59:59', status: true,
       });

@@ -6,7 +6,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { breakInserts, startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 
 /**
- * Client Management's API (SPEC.md sections 2, 3, 5, 6 and 7):
+ * Client Management's API (docs/behaviour.md#client-management):
  * /rest-api/client/view, /add, /update/{id}, /delete/{id}, and the client
  * log each change writes in its own transaction.
  */
@@ -87,7 +87,7 @@ for (const engine of testDatabases()) {
       });
     });
 
-    test('each invalid field answers the SPEC message, naming the field; nothing is written', async () => {
+    test('each invalid field answers the documented message, naming the field; nothing is written', async () => {
       const before = await clientCount();
       const cases: Array<[Record<string, unknown>, string, string]> = [
         [{}, 'name', 'Name is required'],

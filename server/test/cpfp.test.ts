@@ -21,7 +21,7 @@ import { until } from './helpers/until.ts';
 
 /**
  * Child pays for parent with a parent the portal did not submit. The pool's
- * mempool stays private until mined (SPEC.md section 1), so a child is
+ * mempool stays private until mined (docs/behaviour.md#private-until-mined), so a child is
  * priced only with a parent that is public (the public network's mempool
  * holds it: PUBLIC_MEMPOOL_RPC_URL, here a second node following the pool
  * node's chain that hears none of its transactions) or that its submitter

@@ -7,7 +7,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { breakInserts, startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 
 /**
- * Discount Management's API (SPEC.md sections 2, 3, 4, 5, 6 and 7):
+ * Discount Management's API (docs/behaviour.md#discount-management):
  * /rest-api/client-code/view, /add, /update/{id}, /delete/{id}, the codes the
  * server makes, and the discount log each change writes in its own transaction.
  * Pricing with a code made here is in back-office-effects.test.ts.
@@ -31,7 +31,7 @@ const FORM = {
   description: 'Launch offer',
   discount_percentage: 25,
   valid_from: '2025-01-01 00:00:00',
-  // The dashboard's own spelling of an end time (SPEC.md section 7).
+  // The dashboard's own spelling of an end time (docs/behaviour.md#dates-in-calls).
   valid_until: '2030-12-31 23: 59: 59',
 };
 
@@ -130,7 +130,7 @@ for (const engine of testDatabases()) {
       assert.equal((await logs(taken)).length, 1, 'no log entry for the code that was not made');
     });
 
-    test('each invalid field answers the SPEC message; nothing is written', async () => {
+    test('each invalid field answers the documented message; nothing is written', async () => {
       const before = await codeCount();
       const cases: Array<[Record<string, unknown>, string, string]> = [
         [{ discount_percentage: undefined }, 'discount_percentage', 'Required'],

@@ -7,7 +7,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 
 /**
- * Failed Transactions' API (SPEC.md sections 2, 3, 4, 6 and 7):
+ * Failed Transactions' API (docs/behaviour.md#failed-transactions):
  * GET /rest-api/txs/view and POST /rest-api/retry-txs/update, against
  * failed_txs rows written straight into the database. Each test starts from
  * the same fixture:
@@ -105,7 +105,7 @@ for (const engine of testDatabases()) {
       assert.deepEqual((await list({ tx_status: 'Failed' })).body, res.body, 'Failed is the default');
     });
 
-    test('a row carries the SPEC fields: id, txid, tx_hex, client_code, timestamp, errors (oldest first), and its type, attempts and status', async () => {
+    test('a row carries the documented fields: id, txid, tx_hex, client_code, timestamp, errors (oldest first), and its type, attempts and status', async () => {
       const res = await list({ txid: txidOf('failed-3') });
       assert.deepEqual(res.body.result, [
         {

@@ -64,7 +64,7 @@ for (const engine of testDatabases()) {
       t.app.inject({ method: 'POST', url: '/rest-api/login', payload: { username, password }, remoteAddress: ip });
     const me = (token: string) => t.app.inject({ method: 'GET', url: '/rest-api/staff/me', headers: { authorization: `Bearer ${token}` } });
 
-    test('the browser learns where staff sign in from the public auth-config, with the SPEC scopes', async () => {
+    test('the browser learns where staff sign in from the public auth-config, with the documented scopes', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/rest-api/auth-config' });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { issuer: idp.issuer, client_id: CLIENT_ID, scopes: 'openid profile email groups' });

@@ -14,7 +14,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { until } from './helpers/until.ts';
 
 /**
- * The pool's mempool is private (SPEC.md section 1), and so are its
+ * The pool's mempool is private (docs/behaviour.md#private-until-mined), and so are its
  * aggregates: the /mempool/ view's state and stream, the health details
  * and the Prometheus scrape (without METRICS_TOKEN) are for signed-in staff,
  * unless an administrator turns the `public_mempool_view` setting on. A load

@@ -8,7 +8,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { post, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
- * What one anonymous read costs the pool's node (DESIGN.md, code
+ * What one anonymous read costs the pool's node (docs/architecture.md, code
  * conventions 13), counted per request on every public read: the node calls
  * the services make (counted beside the app, test-app's serviceRpcCalls)
  * against the budgets of http/node-call-budget.ts, which the app's own meter

@@ -8,7 +8,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { breakInserts, startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 
 /**
- * The Settings screen's API (SPEC.md sections 2, 3, 5, 6 and 7):
+ * The Settings screen's API (docs/behaviour.md#settings):
  * /rest-api/settings/view and /rest-api/settings/update, with the setting log
  * written in the update's transaction. The effect on pricing and maintenance
  * through the public API is in back-office-effects.test.ts.

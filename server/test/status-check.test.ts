@@ -16,12 +16,12 @@ import { until } from './helpers/until.ts';
 
 /**
  * GET /rest-api/status-check end to end, on a real node whose mempool spans
- * several blocks: the complete Tx status response (SPEC.md section 3) with
+ * several blocks: the complete Tx status response (docs/behaviour.md#data-shapes) with
  * the engine's position and functional rate, the rate to beat, and the
  * pool's odds from the settings; confirmation with block hash, height and
  * time; and what became of a transaction that left (replaced, naming the
  * replacement; conflicted; evicted; or just gone). The pool's mempool is
- * private (SPEC.md section 1): a transaction the portal did not record is
+ * private (docs/behaviour.md#private-until-mined): a transaction the portal did not record is
  * not found until it is mined, however the node came by it.
  */
 

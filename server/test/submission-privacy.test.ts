@@ -15,7 +15,7 @@ import { post, quietLog, startTestApp, type TestApp } from './helpers/test-app.t
 import { recording } from './helpers/call-trace.ts';
 
 /**
- * The pool's mempool is private until mined (SPEC.md section 1), and
+ * The pool's mempool is private until mined (docs/behaviour.md#private-until-mined), and
  * status-check answers only for transactions the portal recorded. The
  * pricing and submission endpoints must not answer for the others either:
  * - parse-tx and submit-tx price an input spending a transaction the portal

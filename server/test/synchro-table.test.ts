@@ -6,7 +6,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 
 /**
- * GET /rest-api/synchro/table (SPEC.md section 7's direct GET, behind the
+ * GET /rest-api/synchro/table (docs/behaviour.md#synchro-table: behind the
  * blank page /synchro/table): what the pool has synchronised from its node,
  * the mempool mirror and the block tracker, for signed-in staff only. The
  * node is the oracle for the figures.

@@ -10,8 +10,8 @@ import { fakeTxid, insertPackage, insertTx, parseCsv, type PackageFixture, type 
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 
 /**
- * GET /rest-api/tx-puller/list (SPEC.md sections 2 "Tx Puller", 3 "Puller
- * row", 7) against submission rows written straight into the database: the
+ * GET /rest-api/tx-puller/list (docs/behaviour.md#tx-puller, docs/behaviour.md#data-shapes "Puller
+ * row") against submission rows written straight into the database: the
  * two tabs, the filters, paging, the CSV download, and that a submission
  * still pending with the node is never shown.
  */
@@ -137,7 +137,7 @@ for (const engine of testDatabases()) {
       }
     });
 
-    test('a transaction row carries the puller fields of SPEC.md section 3', async () => {
+    test('a transaction row carries the documented puller fields', async () => {
       const f = txs[3]!;
       const { body } = await list({ txid: f.txid });
       assert.deepEqual(body.result, [

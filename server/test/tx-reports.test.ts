@@ -10,8 +10,8 @@ import { fakeTxid, insertPackage, insertTx, parseCsv, type PackageFixture, type 
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 
 /**
- * GET /rest-api/tx-reports/list (SPEC.md sections 2 "TX Reports", 3 "Tx
- * report row", 7) against submission rows written straight into the
+ * GET /rest-api/tx-reports/list (docs/behaviour.md#tx-reports, docs/behaviour.md#data-shapes "Tx
+ * report row") against submission rows written straight into the
  * database: single transactions and packages merged newest first, revenue
  * and premium, the filters, paging, the CSV download, and that a submission
  * still pending with the node is never reported.

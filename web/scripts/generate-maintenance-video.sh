@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates web/public/maintenance-loop.webm, the background of the
-# maintenance screen (SPEC.md section 2), from ffmpeg's own lavfi sources:
+# maintenance screen (docs/behaviour.md#maintenance-screen), from ffmpeg's own lavfi sources:
 # no footage, fonts or downloads, so the output is reproducible from this file.
 #
 # How to run (from anywhere; needs ffmpeg built with libvpx, e.g. Debian's

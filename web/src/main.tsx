@@ -22,7 +22,7 @@ const publicQueries = new QueryClient({ defaultOptions: { queries: { retry: 1 } 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
-/** The route table of SPEC.md section 2 (and /verify, issue 29); every other path goes to /. */
+/** The route table of docs/behaviour.md#web-routes; every other path goes to /. */
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={publicQueries}>

@@ -11,7 +11,7 @@ export interface DevStaffAccount {
   groups: string[];
 }
 
-/** The admin group of SPEC.md section 6. */
+/** The admin group of docs/behaviour.md#roles-and-permissions. */
 const ADMIN_GROUP = 'app-slipstream-users';
 
 /** An admin and a viewer with passwords that exist only for this process. */
@@ -83,7 +83,7 @@ export function providerConfiguration(settings: DevProviderSettings, jwks: { key
     responseTypes: ['code'],
     scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'],
     claims: CLAIMS_BY_SCOPE,
-    // The admin API takes the ID token as its bearer (SPEC.md section 6), so the
+    // The admin API takes the ID token as its bearer (docs/behaviour.md#staff-sign-in), so the
     // scope claims go into the ID token, not only to the userinfo endpoint.
     conformIdTokenClaims: false,
     // Only S256 exists in oidc-provider 9; require it for every request.

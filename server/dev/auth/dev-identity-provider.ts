@@ -23,10 +23,11 @@ export { generateSigningKeys, type SigningKeySet } from './dev-identity-provider
 export { PRODUCTION_REFUSAL };
 
 /**
- * The embedded OpenID provider for development and tests (issue 5, "Embedded
- * default"): the maintained `oidc-provider` package on loopback, one public
- * client using the authorization code flow with PKCE, two demo staff, and our
- * own minimal login page. Everything lives in memory.
+ * The embedded OpenID provider for development and tests
+ * (docs/architecture.md#development-identity-provider): the maintained
+ * `oidc-provider` package on loopback, one public client using the
+ * authorization code flow with PKCE, two demo staff, and our own minimal
+ * login page. Everything lives in memory.
  */
 
 export interface DevIdentityProviderOptions {

@@ -5,8 +5,8 @@ import { isProcessRunning } from '../../src/lib/process-alive.ts';
 import { join } from 'node:path';
 
 /**
- * Fetches a Bitcoin node binary for development and tests (DESIGN.md, "The real
- * Bitcoin node in dev and tests").
+ * Fetches a Bitcoin node binary for development and tests
+ * (docs/architecture.md#the-real-bitcoin-node-in-dev-and-tests).
  *
  * Why it looks like this:
  * - No Bitcoin Core binary is packaged for this machine, but Debian ships

@@ -9,8 +9,8 @@ import { isProcessRunning } from '../../src/lib/process-alive.ts';
 import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 
 /**
- * Starts a private regtest node for development and tests (DESIGN.md, "The
- * real Bitcoin node in dev and tests").
+ * Starts a private regtest node for development and tests
+ * (docs/architecture.md#the-real-bitcoin-node-in-dev-and-tests).
  *
  * Why it looks like this:
  * - Policy flags: `-acceptnonstdtxn=1 -corepolicy=1` make Knots behave like

@@ -26,7 +26,7 @@ import { Semaphore } from '../../src/lib/semaphore.ts';
  *   splitting and coinbase maturing use `generateblock` with an explicit
  *   transaction list. Only `mine()` (generatetoaddress) takes the mempool.
  *
- * Knots policy to keep in mind (DESIGN.md): OP_RETURN data is capped at 83
+ * Knots policy to keep in mind (docs/architecture.md#the-real-bitcoin-node-in-dev-and-tests): OP_RETURN data is capped at 83
  * bytes and tapscript OP_IF envelopes are refused, even on regtest.
  */
 

@@ -7,7 +7,7 @@ import type { TokenVerifier } from './token-verifier.ts';
 import { within } from '../lib/within.ts';
 
 /**
- * Who may see the private mempool's aggregates (SPEC.md section 1:
+ * Who may see the private mempool's aggregates (docs/behaviour.md#private-until-mined:
  * transactions stay private until mined): the /mempool/ view's state and
  * stream, the health details, and the Prometheus scrape when no
  * METRICS_TOKEN is set. Everyone when the `public_mempool_view` setting is

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 
-/** The scopes of SPEC.md section 1; `groups` carries the admin group into the ID token. */
+/** The scopes of docs/behaviour.md#staff-and-administrators; `groups` carries the admin group into the ID token. */
 export const SIGN_IN_SCOPES = 'openid profile email groups';
 
 /** What the browser needs to start the authorization code flow with PKCE: nothing secret. */

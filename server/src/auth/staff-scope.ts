@@ -5,7 +5,7 @@ import { IdentityProviderUnavailableError, InvalidTokenError, type StaffIdentity
 
 /**
  * Staff routes live inside encapsulated scopes whose hook checks the token
- * (DESIGN.md, convention 4): nothing is exempted by URL prefix, and a route
+ * (docs/architecture.md, convention 4): nothing is exempted by URL prefix, and a route
  * registered in the admin scope cannot forget to check the role. The hook
  * runs on onRequest, before any body is read, so a stranger's upload is
  * refused before it costs anything.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../http/errors.ts';
 import { StaffMeResponse } from './staff.schemas.ts';
 
-/** Who the signed-in staff member is, and whether they may change data (SPEC.md sections 4 and 6). */
+/** Who the signed-in staff member is, and whether they may change data (docs/behaviour.md#staff-session, docs/behaviour.md#roles-and-permissions). */
 export const staffMeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/staff/me', {
     schema: {

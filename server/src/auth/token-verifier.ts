@@ -2,7 +2,7 @@ import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } 
 
 /**
  * Verifies the bearer tokens staff send to the admin API: the identity
- * provider's ID token (SPEC.md section 6), or an access token for a
+ * provider's ID token (docs/behaviour.md#staff-sign-in), or an access token for a
  * configured API audience. Strict on purpose (OpenID Connect Core 1.0
  * section 3.1.3.7, RFC 8725 JWT best current practices):
  * - the issuer must match exactly, the audience must be our client id (or the API audience);
@@ -35,7 +35,7 @@ export interface TokenVerifierOptions {
   clientId: string;
   /** When set, access tokens for this audience are accepted instead of ID tokens. */
   apiAudience?: string | undefined;
-  /** Members of this group may change data (SPEC.md section 6). */
+  /** Members of this group may change data (docs/behaviour.md#roles-and-permissions). */
   adminGroup: string;
   /** Minimum time between two JWKS fetches for unknown key ids (default 30 s). */
   jwksCooldownMs?: number;

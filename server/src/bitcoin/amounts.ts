@@ -2,7 +2,7 @@
  * Conversions between the node's BTC amounts and integer satoshis.
  *
  * The node's JSON-RPC speaks BTC as decimal numbers; everything inside the
- * portal is integer satoshis (DESIGN.md, convention 5). These two functions are
+ * portal is integer satoshis (docs/architecture.md, convention 5). These two functions are
  * the only place the two meet.
  */
 

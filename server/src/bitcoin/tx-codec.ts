@@ -4,7 +4,7 @@ import { compactSizeLength, compactSizeText, readCompactSize, writeCompactSize }
 /**
  * In-process Bitcoin transaction decoder and encoder.
  *
- * The node stays the judge of validity (DESIGN.md); this codec only has to
+ * The node stays the judge of validity (docs/architecture.md#layout); this codec only has to
  * parse exactly what Bitcoin Core's extended (BIP144) deserializer parses, so
  * that txid, wtxid, size, weight and vsize shown to users are the node's. It is
  * strict where Core is strict (non-canonical CompactSize, unknown segwit flag,

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_EMAILS_PER_ADDRESS_PER_DAY } from '../modules/notifications
 import { DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY } from '../modules/notifications/webhooks.repository.ts';
 
 /**
- * Configuration is parsed once at start-up from one schema (DESIGN.md,
+ * Configuration is parsed once at start-up from one schema (docs/architecture.md,
  * convention 2). Nothing else reads process.env. Every problem is reported at
  * once so an operator fixes them in one go instead of one restart per typo.
  */

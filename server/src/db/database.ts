@@ -1,4 +1,4 @@
-// The database adapter: the only way the app touches data (DESIGN.md, convention 3).
+// The database adapter: the only way the app touches data (docs/architecture.md, convention 3).
 //
 // Two engines run the same SQL with $1 placeholders: PGlite (Postgres compiled to
 // WASM, in memory or in a directory) and a real Postgres server through a pg.Pool.

@@ -1,7 +1,7 @@
 // Forward-only schema migrations: numbered SQL files `NNN_name.sql`, applied in
 // order, each in its own transaction, recorded in schema_migrations.
 //
-// Several instances may start against one Postgres at once (DESIGN.md): every
+// Several instances may start against one Postgres at once (docs/architecture.md#layout): every
 // migration transaction first takes a transaction-scoped advisory lock and
 // re-checks what is applied, so each file runs exactly once and the losers of the
 // race simply find it done. PGlite runs the same SQL; it has one connection, so the

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 
 /**
- * CSV downloads of the staff lists (SPEC.md section 7: "blob when download").
+ * CSV downloads of the staff lists (docs/behaviour.md#downloads).
  *
  * Encoding follows RFC 4180: records end in CRLF; a field holding a comma, a
  * double quote, CR or LF is enclosed in double quotes, with each inner double
@@ -71,7 +71,7 @@ export function csvRow(cells: readonly CsvCell[]): string {
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
-/** The yyyy-mm-dd-hh-mm-ss (UTC) of a download's file name (SPEC.md section 7). */
+/** The yyyy-mm-dd-hh-mm-ss (UTC) of a download's file name (docs/behaviour.md#downloads). */
 export function csvFileTimestamp(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', '-').replaceAll(':', '-');
 }

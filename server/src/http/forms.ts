@@ -2,9 +2,9 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ApiError } from './errors.ts';
 
 /**
- * Field-level validation for the dashboard's forms (SPEC.md section 5). The
+ * Field-level validation for the dashboard's forms (docs/behaviour.md#validation-rules). The
  * schemas refuse unknown fields and wrong shapes; the services check the
- * values and answer with the SPEC's own messages, one per field, so the form
+ * values and answer with the documented messages, one per field, so the form
  * can show each message under its field and a toast can show `message`.
  */
 
@@ -63,7 +63,7 @@ export function optionalText(value: string | null | undefined): string | null {
   return trimmed ? trimmed : null;
 }
 
-/** The answer of a delete: the dashboard shows its own success toast (SPEC.md section 8). */
+/** The answer of a delete: the dashboard shows its own success toast (docs/behaviour.md#success-toasts). */
 export const DeletedResponse = Type.Object({
   status: Type.Literal('success'),
   message: Type.String(),
@@ -71,7 +71,7 @@ export const DeletedResponse = Type.Object({
 export type DeletedResponse = Static<typeof DeletedResponse>;
 
 /**
- * "Looks like an address" (SPEC.md section 5): one @, no blanks, and a dot
+ * "Looks like an address" (docs/behaviour.md#validation-rules): one @, no blanks, and a dot
  * inside the domain. Deliverability is the mail system's business; this only
  * catches what was plainly typed wrong.
  */

@@ -2,12 +2,12 @@ import { Type, type TSchema } from 'typebox';
 import { ApiError } from './errors.ts';
 
 /**
- * The pieces every staff list shares (SPEC.md sections 3, 7 and 9): page and
+ * The pieces every staff list shares (docs/behaviour.md#staff-calls, docs/behaviour.md#tables-filters-and-dates): page and
  * limit, the { result, total_pages, total_records } wrapper, and the from/to
  * date filters the dashboard sends as text.
  */
 
-/** SPEC.md section 9: page sizes 10, 20, 50, 100; default 10, default page 1. */
+/** docs/behaviour.md#limits-and-constants: page sizes 10, 20, 50, 100; default 10, default page 1. */
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 export type PageSize = (typeof PAGE_SIZES)[number];
 export const DEFAULT_PAGE_SIZE: PageSize = 10;
@@ -48,7 +48,7 @@ export const DateRangeQueryProperties = {
   ),
 };
 
-/** The list response wrapper of SPEC.md section 3 around one row schema. */
+/** The list response wrapper of docs/behaviour.md#data-shapes around one row schema. */
 export function ListResponse<Row extends TSchema>(row: Row) {
   return Type.Object({
     result: Type.Array(row),
@@ -74,7 +74,7 @@ export function totalPages(totalRecords: number, limit: number): number {
 }
 
 // The seconds may follow ': ' as well as ':' because the dashboard sends
-// end dates as 'date 23: 59: 59' (SPEC.md section 7, notes on the calls).
+// end dates as 'date 23: 59: 59' (docs/behaviour.md#dates-in-calls).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}): ?(\d{2}): ?(\d{2})$/;
 
 /**

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import { MAX_OUTPUT_LOOKUPS } from '../modules/status/bump-advice.ts';
 
 /**
- * What one anonymous request may cost the pool's node (DESIGN.md, code
+ * What one anonymous request may cost the pool's node (docs/architecture.md, code
  * conventions 13): no work that grows with the node's chain state or
  * mempool, and a fixed number of calls per request, declared here for every
  * public read and enforced in one place: the RPC client the services use is

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/database.ts';
  * server claims due jobs with one statement that locks the rows it takes
  * (FOR UPDATE SKIP LOCKED) and writes a lease; a job is only ever held by one
  * worker, and the lease fences late writes from a worker whose lease ran out
- * (DESIGN.md: "jobs are claimed with row locks so that two instances never do
+ * (docs/architecture.md#layout: "jobs are claimed with row locks so that two instances never do
  * the same work twice"). All times come from the database's clock, so
  * instances with skewed clocks still agree on what is due.
  */

@@ -1,4 +1,4 @@
-/** The clock is an injected side effect, so tests can pin "now" (DESIGN.md, convention 3). */
+/** The clock is an injected side effect, so tests can pin "now" (docs/architecture.md, convention 3). */
 export interface Clock {
   now(): Date;
 }

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /**
  * The portal's Prometheus metrics, in a registry of its own: no module-level
- * default registry (DESIGN.md, convention 3), so two apps in one process (the
+ * default registry (docs/architecture.md, convention 3), so two apps in one process (the
  * tests) never share or collide on a metric. Label values are bounded: route
  * patterns rather than URLs, RPC method names from our own code, fixed
  * outcome and kind sets.

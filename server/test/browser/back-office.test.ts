@@ -8,7 +8,7 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The back office in a real browser (issue 6): an admin registers a client,
+ * The back office in a real browser (docs/behaviour.md#discount-management, docs/behaviour.md#client-management, docs/behaviour.md#settings, docs/behaviour.md#logs): an admin registers a client,
  * issues it a discount code, sees the code lower the threshold of a public
  * submission, edits and deletes the code, changes a setting and sees it take
  * effect, and finds every change in its log tab; a viewer sees the same
@@ -175,7 +175,7 @@ describe('an administrator', () => {
       await dialog.waitFor();
       assert.equal(await dialog.getByLabel('Code').count(), 0, 'the server makes the code: no field for it');
 
-      // The form's own checks, with the SPEC's messages.
+      // The form's own checks, with the documented messages (docs/behaviour.md#validation-rules).
       await dialog.getByRole('button', { name: 'Add', exact: true }).click();
       await until(
         async () => (await dialog.getByText('Required', { exact: true }).count()) === 4,
@@ -211,7 +211,7 @@ describe('an administrator', () => {
       const sent = page.waitForRequest((r) => r.url().endsWith('/rest-api/client-code/add'));
       const answered = page.waitForResponse((r) => r.url().endsWith('/rest-api/client-code/add'));
       await dialog.getByRole('button', { name: 'Add', exact: true }).click();
-      // SPEC.md section 7: dates alone go as the start and the end of their days.
+      // docs/behaviour.md#dates-in-calls: dates alone go as the start and the end of their days.
       assert.deepEqual((await sent).postDataJSON(), {
         client_name: CLIENT,
         description: 'half price',
@@ -348,7 +348,7 @@ describe('an administrator', () => {
     await dialog.getByText('Value is required').waitFor();
     await value.fill('-1');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    // The server's message for the field, and the SPEC's toast.
+    // The server's message for the field, and the documented toast (docs/behaviour.md#messages).
     await dialog.getByText('Value must be at least 0').waitFor();
     await toast(page, 'Failed to update setting. Please try again.');
     await assertAccessible(page, 'Edit setting modal with the server\'s message');

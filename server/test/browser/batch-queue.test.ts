@@ -15,7 +15,7 @@ import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 import { REDECODE_MAX_MS, REDECODE_MAX_TRIES } from '../../../web/src/public/batch/batch-queue.ts';
 
 /**
- * Many transactions at once (issue 19) in a real browser against the real
+ * Many transactions at once (docs/behaviour.md#batch-page) in a real browser against the real
  * server, node and database: pasted lines and dropped archives become queue
  * rows, sent in order one at a time with each row's own result; a reload
  * keeps the queue; a 429 is waited out; bad input is refused in the page with

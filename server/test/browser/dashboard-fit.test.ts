@@ -10,9 +10,9 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The dashboard as a first-time user meets it on a laptop and a phone (issue
- * 18): no screen wider than a 390 px phone, the key columns of the wide
- * tables in view at 1280 px without a sideways scroll, a failed list load
+ * The dashboard as a first-time user meets it on a laptop and a phone
+ * (docs/behaviour.md#dashboard-shell): no screen wider than a 390 px phone,
+ * the key columns of the wide tables in view at 1280 px without a sideways scroll, a failed list load
  * said in the table with a retry, the dashboard's 3000 ms toasts (copy toasts
  * too) that go with their page and keep clear of the header, and a viewer's
  * Failed Transactions with the selection but a retry that says why it is off.

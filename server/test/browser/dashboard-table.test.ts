@@ -8,7 +8,7 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The dashboard's shared table (SPEC.md section 2) on its first real list,
+ * The dashboard's shared table (docs/behaviour.md#tables-filters-and-dates) on its first real list,
  * the audit trail: paging, rows per page, filters with Search and Clear, the
  * date rule, list state in the address, the loading and empty states, the
  * details modal and the failure toast.

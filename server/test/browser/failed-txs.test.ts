@@ -8,9 +8,9 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The Failed Transactions screen in a real browser (SPEC.md sections 2, 4
- * and 6): Failed by default, Timeout on request, select-all over every
- * match across the pages, Retry Selected Tx and the per-row Retry moving
+ * The Failed Transactions screen in a real browser
+ * (docs/behaviour.md#failed-transactions): Failed by default, Timeout on
+ * request, select-all over every match across the pages, Retry Selected Tx and the per-row Retry moving
  * rows into retry with jobs queued in the database, and a viewer's
  * read-only table. The tests run in order on one fixture:
  *
@@ -259,7 +259,7 @@ describe('a viewer', () => {
       const table = await settled(page, '1 - 10 of 12');
       await page.getByText('· View only').waitFor();
       await table.getByRole('button', { name: `Copy transaction ID ${failedTxid(23)}` }).waitFor();
-      // SPEC.md section 6 makes only Retry Tx admin-only: the selection and its count are for everyone.
+      // docs/behaviour.md#roles-and-permissions makes only Retry Tx admin-only: the selection and its count are for everyone.
       assert.equal(await rowBoxes(page).count(), 10);
       await totalSelected(page, 0);
       assert.equal(await page.getByRole('button', { name: 'Retry Selected Tx' }).isDisabled(), true);

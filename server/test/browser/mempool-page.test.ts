@@ -7,7 +7,7 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { signedInContext, startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The /mempool/ dashboard in a real browser on the real engine (issue 3):
+ * The /mempool/ dashboard in a real browser on the real engine (docs/behaviour.md#mempool-view):
  * transactions sent to the node appear in the projected blocks without a
  * reload, a mined block appears marked as the pool's own, and the staff
  * dashboard embeds the page. The view is private by default: signed-in

@@ -12,7 +12,7 @@ import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * The Tx Puller and TX Reports screens in a real browser, as a staff member
- * who views only (SPEC.md section 6: download and view are for every
+ * who views only (docs/behaviour.md#roles-and-permissions: download and view are for every
  * dashboard user): the tabs in the address and what changing them resets,
  * the filters, the status link and the copy toasts, the block-explorer links,
  * the downloads (the file's name and content, the 'Downloading' label), a
@@ -136,7 +136,7 @@ async function download(page: Page, endpoint: string): Promise<{ name: string; t
 }
 
 describe('Tx Puller', () => {
-  test('the default tab lists accepted transactions newest first, with the SPEC columns; nothing pending', async () => {
+  test('the default tab lists accepted transactions newest first, with the documented columns; nothing pending', async () => {
     const page = await open('/dashboard?section=txPuller');
     await page.getByRole('heading', { name: 'Tx Puller', level: 1 }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Tx Submissions' }).getAttribute('aria-current'), 'page');

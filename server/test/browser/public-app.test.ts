@@ -9,7 +9,7 @@ import type { WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * The public web app in a real browser against the real server, node and
- * database (issue 4): paste, decode, submit, follow to the block; packages,
+ * database (docs/behaviour.md#public-pages): paste, decode, submit, follow to the block; packages,
  * replacement, refusals, maintenance, FAQ and terms, a phone, accessibility.
  * The node is the oracle for what was accepted.
  */
@@ -268,7 +268,7 @@ describe('FAQ, terms and maintenance', () => {
       await screenshot(page, 'maintenance-faq');
       await page.getByRole('button', { name: 'Close' }).click();
       await page.getByText('Adding more RAM to mempool, check back later!').waitFor();
-      // The API refuses submissions meanwhile (SPEC.md section 2).
+      // The API refuses submissions meanwhile (docs/behaviour.md#maintenance-screen).
       const tx = await node.buildTx({ feeRate: 5 });
       const res = await fetch(`${app.base}/rest-api/submit-tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_hex: tx.hex }) });
       assert.equal(res.status, 503);

@@ -7,7 +7,7 @@ import type { TestNode } from '../helpers/regtest.ts';
 import type { WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The public pages where a first-time user tripped (issue 18): a confirmed
+ * The public pages where a first-time user tripped (docs/behaviour.md#status-page, docs/behaviour.md#limits-and-constants): a confirmed
  * transaction's page that turned red while nothing could change, the rate to
  * beat and odds shown for transactions past caring, two fee rates nobody
  * explained, toasts that followed the user and covered the controls, a txid

@@ -9,7 +9,7 @@ import { launchBrowser, screenshot, until, WEB_DIST_DIR } from '../helpers/brows
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * The route table of SPEC.md section 2 in a real browser, against the real
+ * The route table of docs/behaviour.md#web-routes in a real browser, against the real
  * server (history routing) on a real node and database.
  */
 
@@ -95,7 +95,7 @@ test('/dashboard without a stored sign-in token goes to /login, which starts the
   await screenshot(page, 'login-redirect');
   // A page with requests still pending can hang its close: end them first.
   await Promise.all(held.map((route) => route.abort('connectionrefused')));
-  // SPEC.md section 4: retried 5 times on a network failure, then the failed discovery is reported.
+  // docs/behaviour.md#sign-in-retries: retried 5 times on a network failure, then the failed discovery is reported.
   const alert = page.getByRole('alert');
   await until(
     async () => {

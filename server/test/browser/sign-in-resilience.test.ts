@@ -7,7 +7,7 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * Staff sign-in when things go wrong (issue 18): SPEC.md section 4's
+ * Staff sign-in when things go wrong (docs/behaviour.md#sign-in-retries): the
  * retries (5, waiting 2^n s from 1 s, on a network failure or a 429) on the
  * identity provider's own endpoints, and a session that goes on with its
  * still-valid ID token when the short-lived access token has expired and the

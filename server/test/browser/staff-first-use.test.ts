@@ -22,7 +22,7 @@ const VIEWPORTS = [
   ['phone', { width: 390, height: 844 }],
 ] as const;
 const CLIENT = 'Dates Client';
-/** yyyy-MM-dd HH:mm:ss, the dashboard's format (SPEC.md section 9) with the time. */
+/** yyyy-MM-dd HH:mm:ss, the dashboard's format (docs/behaviour.md#tables-filters-and-dates) with the time. */
 const DATE_TIME = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/;
 
 let node: TestNode;
@@ -140,7 +140,7 @@ describe('sign-in when the provider does not answer', () => {
     await page.getByRole('link', { name: 'Sign in with a staff account instead' }).waitFor();
     await screenshot(page, 'login-provider-not-answering-phone');
 
-    // The retries of SPEC.md section 4 run their course (1+2+4+8+16 s), then the page says what is wrong in words.
+    // The retries of docs/behaviour.md#sign-in-retries run their course (1+2+4+8+16 s), then the page says what is wrong in words.
     const unreachable = page.getByRole('alert');
     await unreachable.waitFor({ timeout: 60_000 });
     assert.equal(await unreachable.textContent(), `The sign-in provider at ${app.idp.issuer} is unreachable.`);

@@ -10,8 +10,8 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
 
 /**
- * Staff sign-in in a real browser (issue 5): the authorization code flow with
- * PKCE through the embedded OpenID provider, the token set under the SPEC's
+ * Staff sign-in in a real browser (docs/behaviour.md#staff-sign-in): the authorization code flow with
+ * PKCE through the embedded OpenID provider, the token set under the documented
  * storage key, roles, renewal, expiry, logout and the dashboard shell.
  */
 
@@ -107,7 +107,7 @@ describe('sign-in with the OpenID provider (PKCE)', () => {
     await context.close();
   });
 
-  test('the authorization request carries an S256 code challenge and the SPEC scopes', async () => {
+  test('the authorization request carries an S256 code challenge and the documented scopes', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const authorizeRequest = page.waitForRequest((request) => request.url().startsWith(`${app.idp.issuer}/auth`));

@@ -47,7 +47,7 @@ export interface AxeViolation {
 
 /**
  * Runs axe-core in the page and answers the violations of serious or
- * critical impact (issue 4: there must be none), with what and where.
+ * critical impact (docs/architecture.md#testing: there must be none), with what and where.
  */
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol rather than added as an inline

@@ -15,7 +15,7 @@ export interface SignInOptions {
   redirectUri: string;
   username: string;
   password: string;
-  /** Defaults to the scopes of SPEC.md section 1. */
+  /** Defaults to the scopes of docs/behaviour.md#staff-and-administrators. */
   scope?: string;
 }
 

@@ -1,4 +1,4 @@
-// The databases integration tests run against (DESIGN.md, convention 6): always
+// The databases integration tests run against (docs/architecture.md, convention 6): always
 // PGlite in memory, plus a real Postgres server when TEST_DATABASE_URL is set.
 // This is the only place tests read the environment for a database.
 //

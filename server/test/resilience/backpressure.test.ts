@@ -13,13 +13,13 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 
 /**
- * Backpressure (issue: "500 concurrent submits never push the node past its
+ * Backpressure (docs/architecture.md#faults-nothing-lost: "500 concurrent submits never push the node past its
  * RPC work queue (no 503 from the node); every one is answered or queued
  * durably").
  *
  * The node runs with a work queue of 16 and 2 RPC threads, so 18 requests
  * in flight is all it takes before it answers HTTP 503 "Work queue depth
- * exceeded" (DESIGN.md). The portal talks to it through one RPC client with
+ * exceeded" (docs/architecture.md#the-real-bitcoin-node-in-dev-and-tests). The portal talks to it through one RPC client with
  * the product's default settings (BITCOIN_RPC_CONCURRENCY, read from the
  * configuration schema, not restated here), as src/runtime.ts wires it, and
  * 500 distinct valid transactions arrive at once over real HTTP with the rate

@@ -8,7 +8,7 @@ import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { ABSURD_SIZES, FUZZ_SEED, fuzzCorpus, hasWitness, oversizedItems, sizeFields, validTx, withSize, type CorpusKind } from './helpers/fuzz-corpus.ts';
 
 /**
- * The transaction decoder under hostile input (issue: "faults, fuzz,
+ * The transaction decoder under hostile input (docs/architecture.md#testing: "faults, fuzz,
  * security"). What src/bitcoin/tx-codec.test.ts already proves is not
  * repeated (its round trip of small transactions, prefixes, short random
  * bytes, bit flips of its own arbitrary); this adds:

@@ -10,7 +10,7 @@ import { testDatabases, type TestDatabase, type TestEngine } from '../helpers/te
 import { until } from '../helpers/until.ts';
 
 /**
- * Faults, nothing lost (issue): "the node stopped for a minute under steady
+ * Faults, nothing lost (docs/architecture.md#faults-nothing-lost): "the node stopped for a minute under steady
  * submissions, then restarted: users get a clear temporary error or a
  * durable queued state, the health endpoint says degraded within 10 s, every
  * accepted submission reaches the node after recovery."

@@ -14,7 +14,7 @@ import { until } from '../helpers/until.ts';
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from './helpers/private-postgres.ts';
 
 /**
- * Faults, nothing lost (issue): "Postgres stopped for 20 s under load:
+ * Faults, nothing lost (docs/architecture.md#faults-nothing-lost): "Postgres stopped for 20 s under load:
  * requests fail fast with 503 rather than hang, the background workers
  * survive, queued work drains after."
  *

@@ -23,7 +23,7 @@ import { concreteUrl, routeTable, type Route } from './helpers/route-table.ts';
  * that they would have.
  */
 
-/** Routes anyone may call without a staff token (SPEC.md section 6: the public calls; the rest are described where they live). */
+/** Routes anyone may call without a staff token (docs/behaviour.md#roles-and-permissions: the public calls; the rest are described where they live). */
 const PUBLIC: Array<[string, RegExp]> = [
   ['GET', /^\/rest-api\/(getinfo|status-check|status-stream|site-info|auth-config)$/],
   ['POST', /^\/rest-api\/(parse-tx|submit-tx|submit-package|notify-email)$/],

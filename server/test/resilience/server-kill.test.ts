@@ -9,7 +9,7 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { until } from '../helpers/until.ts';
 
 /**
- * Faults, nothing lost (issue): "the server killed with SIGKILL at random
+ * Faults, nothing lost (docs/architecture.md#faults-nothing-lost): "the server killed with SIGKILL at random
  * moments during submissions, 50 rounds: every submission the API
  * acknowledged is recorded and reaches the node exactly once."
  *

@@ -8,7 +8,7 @@ import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { until } from '../helpers/until.ts';
 
 /**
- * Faults, nothing lost (issue): "two server instances on one Postgres: jobs
+ * Faults, nothing lost (docs/architecture.md#faults-nothing-lost): "two server instances on one Postgres: jobs
  * run once, audit rows are not duplicated."
  *
  * Two apps, each with its own connection pool (on PGlite, which has one

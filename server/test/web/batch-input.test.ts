@@ -28,7 +28,7 @@ import { readTar } from '../../../web/src/public/batch/tar-reader.ts';
 import { tarArchive } from '../helpers/tar-writer.ts';
 
 /**
- * The queue page's rules that need no browser (issue 19): one entry per line,
+ * The queue page's rules that need no browser (docs/behaviour.md#batch-page): one entry per line,
  * files and archives in name order, the bounds (1,000 entries, 64 MB, no
  * archive inside an archive), PSBT files, Retry-After, and what a reload
  * finds. Archives come from the system's own tar and from fflate's zip

@@ -6,10 +6,10 @@ import { gzipSync } from 'node:zlib';
 import { WEB_DIST_DIR } from '../helpers/browser.ts';
 
 /**
- * Issue 4's quality bar on the production build (npm test builds it first):
+ * The public pages' first-load budget (docs/architecture.md#performance-budgets) on the production build (npm test builds it first):
  * the JavaScript a public page loads before anything else is at most 150 KB
- * gzipped, and the dashboard and sign-in code is not part of it. Issue 19:
- * nor is the queue page for many transactions, or its archive reader (fflate).
+ * gzipped, and the dashboard and sign-in code is not part of it; nor is
+ * the queue page (docs/behaviour.md#batch-page) for many transactions, or its archive reader (fflate).
  */
 
 const BUDGET_BYTES = 150 * 1024;

@@ -5,7 +5,7 @@ import { pageOf } from '../../../web/src/lib/page-of.ts';
 import { txCount } from '../../../web/src/mempool-page/mempool-format.ts';
 import { packageLabel } from '../../../web/src/public/package-label.ts';
 
-/** Issue 18's rules that need no browser: counts in words, which page a toast belongs to, the sign-in retries. */
+/** First-use rules that need no browser (docs/behaviour.md#limits-and-constants, docs/behaviour.md#sign-in-retries): counts in words, which page a toast belongs to, the sign-in retries. */
 
 describe('counts in words', () => {
   test('one tx, many txs', () => {
@@ -27,7 +27,7 @@ describe('the page a toast belongs to', () => {
   });
 });
 
-describe('the sign-in layer\'s retries (SPEC.md section 4)', () => {
+describe('the sign-in layer\'s retries (docs/behaviour.md#sign-in-retries)', () => {
   const ok = () => new Response('{}', { status: 200 });
   const tooMany = () => new Response('', { status: 429 });
 

@@ -4,9 +4,9 @@ import * as v from 'valibot';
 import { clientSchema, discountSchema, optionalSettingSchema, settingSchema } from '../../../web/src/dashboard/sections/form-schemas.ts';
 
 /**
- * The dashboard forms' schemas (SPEC.md section 5): each field's first
- * message, exactly as the SPEC words it, and the body a valid form sends
- * (section 7).
+ * The dashboard forms' schemas (docs/behaviour.md#validation-rules): each field's first
+ * message, exactly as the docs word it, and the body a valid form sends
+ * (docs/behaviour.md#staff-calls).
  */
 
 /** Each field's first message, as the form shows it; or the schema's output. */
@@ -56,7 +56,7 @@ describe('the discount form', () => {
       valid_until: 'Date input not valid.',
     });
   });
-  test('a valid form sends the body of SPEC.md section 7', () => {
+  test('a valid form sends the body of the staff calls', () => {
     assert.deepEqual(check(schema, discount({ description: 'half price', status: '' })), {
       output: {
         client_name: 'Acme',

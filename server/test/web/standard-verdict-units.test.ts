@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rejectReasonEntry } from '../../src/bitcoin/reject-reasons.ts';
 import { standardText } from '../../../web/src/public/standard-verdict.ts';
 
-/** The submit page's words for parse-tx's `standard` verdict (issue: tell users why the public network refuses their transaction). */
+/** The submit page's words for parse-tx's `standard` verdict (docs/behaviour.md#public-network-verdict: tell users why the public network refuses their transaction). */
 
 test('standard and unknown in the page\'s words', () => {
   assert.equal(standardText({ verdict: 'standard' }), 'standard: the public network would relay this');

@@ -7,11 +7,11 @@ import { explorerAddressUrl, explorerTxUrl } from '../../../web/src/public/explo
 import { splitHexInput } from '../../../web/src/public/hex-input.ts';
 import { freshness } from '../../../web/src/public/use-seconds-since.ts';
 
-/** The web app's rules that need no browser: SPEC.md sections 4, 5 and 9. */
+/** The web app's rules that need no browser: docs/behaviour.md#tables-filters-and-dates, docs/behaviour.md#validation-rules and docs/behaviour.md#limits-and-constants. */
 
 const TXID = 'a'.repeat(10) + 'b'.repeat(44) + 'c'.repeat(10);
 
-describe('the hex input (SPEC.md section 5)', () => {
+describe('the hex input (docs/behaviour.md#submit-page)', () => {
   test('trimmed; one transaction without a comma', () => {
     assert.deepEqual(splitHexInput('  0200ab \n'), { items: ['0200ab'], isPackage: false });
     assert.deepEqual(splitHexInput('   '), { items: [], isPackage: false });
@@ -67,7 +67,7 @@ describe('block-explorer links per network', () => {
   });
 });
 
-describe('the shared table (SPEC.md sections 2 and 9)', () => {
+describe('the shared table (docs/behaviour.md#tables-filters-and-dates)', () => {
   test("the 'from - to of total' label and page count", () => {
     assert.equal(rangeLabel(1, 10, 25), '1 - 10 of 25');
     assert.equal(rangeLabel(3, 10, 25), '21 - 25 of 25');

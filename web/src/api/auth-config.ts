@@ -3,7 +3,7 @@ import type { paths } from './schema';
 
 export type AuthConfig = paths['/rest-api/auth-config']['get']['responses'][200]['content']['application/json'];
 
-/** SPEC.md section 4: the sign-in layer retries up to 5 times on network failure or 429. */
+/** docs/behaviour.md#sign-in-retries: the sign-in layer retries up to 5 times on network failure or 429. */
 export const SIGN_IN_RETRY_LIMIT = 5;
 
 const getAuthConfig = () => api.GET('/rest-api/auth-config');

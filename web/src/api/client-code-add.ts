@@ -6,7 +6,7 @@ import type { paths } from './schema';
 
 export type DiscountBody = paths['/rest-api/client-code/add']['post']['requestBody']['content']['application/json'];
 
-/** SPEC.md section 7: the form's fields; the server makes the code. */
+/** docs/behaviour.md#staff-calls: the form's fields; the server makes the code. */
 export const addDiscount = (body: DiscountBody) => unwrap(staffApi.POST('/rest-api/client-code/add', { body }));
 
 /** What any change to a discount code makes stale: the codes, their log, and the clients' is_deletable. */

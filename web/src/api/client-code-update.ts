@@ -2,7 +2,7 @@ import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '
 import { invalidateAfterDiscountChange, type DiscountBody } from './client-code-add.ts';
 import { staffApi, unwrap } from './http.ts';
 
-/** SPEC.md section 7: the same body as add; the code never changes. */
+/** docs/behaviour.md#staff-calls: the same body as add; the code never changes. */
 export const updateDiscount = ({ id, body }: { id: number; body: DiscountBody }) =>
   unwrap(staffApi.POST('/rest-api/client-code/update/{id}', { params: { path: { id } }, body }));
 

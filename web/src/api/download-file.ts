@@ -1,5 +1,5 @@
 /**
- * The staff lists' downloads (SPEC.md section 7: "blob when download"): the
+ * The staff lists' downloads (docs/behaviour.md#downloads): the
  * file is fetched with the bearer token like every staff call, since a plain
  * link could not carry it (api/list-query.ts, downloadList), and handed to
  * the browser from memory.

@@ -2,7 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import { readStoredSession } from '../auth/token-storage.ts';
 import type { paths } from './schema';
 
-/** SPEC.md section 8: the fallback when the server gives no message. */
+/** docs/behaviour.md#error-messages: the fallback when the server gives no message. */
 export const GENERIC_FAILURE = 'Something went wrong';
 
 /** A failed call: the HTTP status (0 when the server was never reached) and the server's message. */
@@ -35,7 +35,7 @@ function messageOf(body: unknown): string | undefined {
  */
 export const api = createClient<paths>({ headers: { 'x-portal-client': 'web' } });
 
-/** Staff calls send the stored sign-in token as the bearer (SPEC.md section 6). */
+/** Staff calls send the stored sign-in token as the bearer (docs/behaviour.md#staff-sign-in). */
 const bearer: Middleware = {
   onRequest({ request }) {
     const session = readStoredSession();

@@ -7,7 +7,7 @@ import type { paths } from './schema';
 
 /**
  * Every server-paged list of the dashboard goes through this one fetcher,
- * query and hook (SPEC.md section 7: list calls take page and limit); each
+ * query and hook (docs/behaviour.md#staff-calls: list calls take page and limit); each
  * list is a declaration (api/lists.ts) of its path, the filters the address
  * holds and how they become the server's query, checked against schema.d.ts.
  */
@@ -86,7 +86,7 @@ export function useList<P extends ListPath, F extends string>(list: ListEndpoint
   return { list: state, query };
 }
 
-/** Lists that also answer every matching row as a file (SPEC.md section 7: "blob when download"). */
+/** Lists that also answer every matching row as a file (docs/behaviour.md#downloads). */
 type DownloadPath = { [P in ListPath]: ListQuery<P> extends { download?: boolean } ? P : never }[ListPath];
 
 /**

@@ -2,14 +2,14 @@ import { dayEnd, dayStart } from '../components/data-table/date-range.ts';
 import { defineList, type ListRow } from './list-query.ts';
 
 /**
- * The dashboard's server-paged lists (SPEC.md section 7): each one's path,
+ * The dashboard's server-paged lists (docs/behaviour.md#staff-calls): each one's path,
  * the filters its address holds ('' when unset; dates as yyyy-MM-dd), and
  * how they become the server's query. The query's names and types are the
  * server's own (schema.d.ts); an address value the server would refuse is
  * left out, like an unset filter.
  */
 
-/** SPEC.md section 7: start dates go at 00:00:00, end dates at 23:59:59. */
+/** docs/behaviour.md#dates-in-calls: start dates go at 00:00:00, end dates at 23:59:59. */
 const dates = (filters: { from_date: string; to_date: string }) => ({ from_date: dayStart(filters.from_date), to_date: dayEnd(filters.to_date) });
 
 /** 'true' or 'false' from the address; anything else is no filter. */
@@ -41,7 +41,7 @@ export const SETTING_LOGS = defineList({
 });
 export type SettingLogRow = ListRow<typeof SETTING_LOGS.path>;
 
-/** SPEC.md section 7: the item goes in lowercase snake_case, so 'Fee Rate Floor' asks for fee_rate_floor. */
+/** docs/behaviour.md#staff-calls: the item goes in lowercase snake_case, so 'Fee Rate Floor' asks for fee_rate_floor. */
 export function itemQueryValue(name: string): string {
   return name.trim().toLowerCase().replace(/[\s-]+/g, '_');
 }
@@ -78,7 +78,7 @@ export const CLIENTS = defineList({
 });
 export type ClientRow = ListRow<typeof CLIENTS.path>;
 
-/** Failed Transaction: tx_status '' is the server's default, Failed (SPEC.md section 9). */
+/** Failed Transaction: tx_status '' is the server's default, Failed (docs/behaviour.md#failed-transactions). */
 export const FAILED_TXS = defineList({
   path: '/rest-api/txs/view',
   filters: ['txid', 'client_code', 'from_date', 'to_date', 'tx_status'],
@@ -93,7 +93,7 @@ export const TX_REPORTS = defineList({
 });
 export type TxReportRow = ListRow<typeof TX_REPORTS.path>;
 
-/** SPEC.md sections 2 and 9: the Tx Puller's two tabs; single transactions by default. */
+/** docs/behaviour.md#tx-puller: the Tx Puller's two tabs; single transactions by default. */
 export const SUBMISSION_TYPES = ['tx_submissions', 'package_submissions'] as const;
 export type SubmissionType = (typeof SUBMISSION_TYPES)[number];
 

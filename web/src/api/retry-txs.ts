@@ -11,13 +11,13 @@ export type RetryResponse = Endpoint['responses'][200]['content']['application/j
 /** The server takes at most this many ids a request (its RetryBody schema). */
 export const MAX_RETRY_IDS = 10_000;
 
-/** SPEC.md section 8: the toast after a retry. */
+/** docs/behaviour.md#success-toasts: the toast after a retry. */
 export const RETRY_SUCCESS_MESSAGE = 'Transactions updated successfully!';
 
 export const RETRY_TXS_KEY = ['retry-txs', 'update'] as const;
 
 /**
- * SPEC.md section 7: POST {ids}. A select-all over more ids than one request
+ * docs/behaviour.md#staff-calls: POST {ids}. A select-all over more ids than one request
  * takes is sent in turn, in requests of at most MAX_RETRY_IDS; the answers
  * add up. The server queues each id once however often it is sent.
  */

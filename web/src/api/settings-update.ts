@@ -9,10 +9,10 @@ type Endpoint = paths['/rest-api/settings/update']['post'];
 export type SettingsUpdateBody = Endpoint['requestBody']['content']['application/json'];
 export type SettingsUpdateResponse = Endpoint['responses'][200]['content']['application/json'];
 
-/** SPEC.md section 8: what a failed save says, whatever the reason (the field's own message shows in the form). */
+/** docs/behaviour.md#error-messages: what a failed save says, whatever the reason (the field's own message shows in the form). */
 export const SETTINGS_SAVE_FAILED = 'Failed to update setting. Please try again.';
 
-/** SPEC.md section 7: an array of {id, item, value, description}, applied together or not at all. */
+/** docs/behaviour.md#staff-calls: an array of {id, item, value, description}, applied together or not at all. */
 export const updateSettings = (body: SettingsUpdateBody) => unwrap(staffApi.POST('/rest-api/settings/update', { body }));
 
 export const updateSettingsMutation = (client: QueryClient) =>

@@ -6,7 +6,7 @@ export type StaffMe = paths['/rest-api/staff/me']['get']['responses'][200]['cont
 
 export const fetchStaffMe = (signal?: AbortSignal) => unwrap(staffApi.GET('/rest-api/staff/me', { signal }));
 
-/** SPEC.md section 4: authentication is checked on load; the server says who is an admin. */
+/** docs/behaviour.md#staff-session: authentication is checked on load; the server says who is an admin. */
 export const staffMeQuery = queryOptions({
   queryKey: ['staff', 'me'],
   queryFn: ({ signal }) => fetchStaffMe(signal),

@@ -4,7 +4,7 @@ import type { paths } from './schema';
 
 export type TxStatus = paths['/rest-api/status-check']['get']['responses'][200]['content']['application/json'];
 
-/** SPEC.md section 4: the status page polls every 30 seconds while unconfirmed. */
+/** docs/behaviour.md#status-page: the status page polls every 30 seconds while unconfirmed. */
 export const STATUS_POLL_MS = 30_000;
 
 export const fetchTxStatus = (txid: string, signal?: AbortSignal) =>

@@ -6,7 +6,7 @@ import { clearStoredToken, rawTokenSet, writeRawTokenSet } from './token-storage
 /**
  * The OpenID Connect client: authorization code flow with PKCE (S256) through
  * oidc-client-ts, against whichever provider the server names. The library
- * keeps its user under its own key; this store puts it under the SPEC's key.
+ * keeps its user under its own key; this store puts it under the documented key (docs/behaviour.md#staff-sign-in).
  */
 
 class TokenSetStore implements StateStore {
@@ -34,7 +34,7 @@ let manager: Promise<{ manager: UserManager; issuer: string }> | undefined;
 
 export function signInClient(): Promise<{ manager: UserManager; issuer: string }> {
   manager ??= fetchAuthConfig().then((config) => {
-    // SPEC.md section 4: the provider's endpoints are retried like the rest of the sign-in layer.
+    // docs/behaviour.md#sign-in-retries: the provider's endpoints are retried like the rest of the sign-in layer.
     retryProviderCalls(config.issuer);
     return {
       issuer: config.issuer,

@@ -4,7 +4,7 @@ import { api, ApiError, unwrap } from '../api/http.ts';
 import { notify } from '../lib/toasts.tsx';
 import { storeLocalToken } from './token-storage.ts';
 
-/** SPEC.md section 7: POST /rest-api/login, the token stored locally, then /dashboard. */
+/** docs/behaviour.md#staff-sign-in: POST /rest-api/login, the token stored locally, then /dashboard. */
 export function PasswordLogin() {
   const navigate = useNavigate();
   const [username, setUsername] = useState('');
@@ -21,7 +21,7 @@ export function PasswordLogin() {
       notify.success('Login successful!', { keepOnNavigate: true });
       await navigate('/dashboard', { replace: true });
     } catch (error) {
-      // SPEC.md section 8: the server's message, or 'Login failed!'.
+      // docs/behaviour.md#error-messages: the server's message, or 'Login failed!'.
       const message = error instanceof ApiError ? error.serverMessage : (error as Error).message;
       notify.error(message || 'Login failed!');
       setBusy(false);

@@ -1,7 +1,7 @@
 import { retryingFetch, type RetryNotice } from './retrying-fetch.ts';
 
 /**
- * SPEC.md section 4 on the identity provider's own endpoints (discovery,
+ * docs/behaviour.md#sign-in-retries on the identity provider's own endpoints (discovery,
  * token): oidc-client-ts calls the global fetch and takes no fetch of its
  * own, so this page's calls to the provider's origin, and only those, go
  * through the sign-in layer's retries (retrying-fetch.ts).

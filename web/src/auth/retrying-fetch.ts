@@ -1,5 +1,5 @@
 /**
- * SPEC.md section 4: the sign-in layer retries up to 5 times on a network
+ * docs/behaviour.md#sign-in-retries: the sign-in layer retries up to 5 times on a network
  * failure or a 429, waiting 2^n seconds from 1 s (1, 2, 4, 8, 16: 31 s in
  * all). It uses none of the page's globals, so it is tested without a browser.
  */

@@ -1,5 +1,5 @@
 /**
- * Where the sign-in layer keeps the staff token set (SPEC.md section 6): browser
+ * Where the sign-in layer keeps the staff token set (docs/behaviour.md#staff-sign-in): browser
  * local storage under this key, as the JSON of an oidc-client-ts `User`
  * (`id_token`, `access_token`, `refresh_token`, `expires_at`, `profile`).
  * Tokens from a local staff account are stored in the same shape, so every
@@ -9,7 +9,7 @@
 export const TOKEN_STORAGE_KEY = 'okta-token-storage';
 
 export interface StoredSession {
-  /** The bearer for the staff API: the provider's ID token (SPEC.md section 6). */
+  /** The bearer for the staff API: the provider's ID token (docs/behaviour.md#staff-sign-in). */
   idToken: string;
   /**
    * Seconds since the epoch at which the bearer, the ID token, expires: the

@@ -2,7 +2,7 @@ import { notify } from '../lib/toasts.tsx';
 
 /**
  * Copies `text`, or what `load` fetches when pressed (a list's shortened
- * transaction hex is fetched whole only then); SPEC.md section 8: a clipboard
+ * transaction hex is fetched whole only then); docs/behaviour.md#error-messages: a clipboard
  * or fetch failure says 'Failed to copy!'.
  */
 export function CopyButton({ text, load, label, copiedMessage }: { text?: string; load?: () => Promise<string>; label: string; copiedMessage: string }) {

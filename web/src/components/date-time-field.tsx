@@ -2,7 +2,7 @@ import type { Ref } from 'react';
 import { MAX_DATE, MIN_DATE, type DateTimeValue } from './data-table/date-range.ts';
 import { describedBy, FieldError } from './form-field.tsx';
 
-/** SPEC.md section 9: the time picker steps by 30 minutes. */
+/** docs/behaviour.md#limits-and-constants: the time picker steps by 30 minutes. */
 export const TIME_STEP_MINUTES = 30;
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -28,7 +28,7 @@ export interface DateTimeFieldProps {
 }
 
 /**
- * A date and a time of day (SPEC.md sections 5 and 9): the date picker spans
+ * A date and a time of day (docs/behaviour.md#discount-management): the date picker spans
  * the years 1900-2100 and starts no earlier than `minDate`; the time is
  * picked in 30-minute steps, or left as the whole day. A time already off
  * those steps (set through the API) stays on offer, so editing keeps it.

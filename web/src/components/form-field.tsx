@@ -5,8 +5,8 @@ import type { GenericSchema } from 'valibot';
 import { ApiError, GENERIC_FAILURE } from '../api/http.ts';
 
 /**
- * The dashboard forms (SPEC.md section 5), each driven by one schema of its
- * fields with the SPEC's messages. A server's 400 for a form is
+ * The dashboard forms (docs/behaviour.md#validation-rules), each driven by one schema of its
+ * fields with the documented messages. A server's 400 for a form is
  * `{status:'error', message, errors:{field: message}}`: each message shows
  * under its own field; a failure that names no field (a 409, a 404) shows
  * above the buttons. The toast says it too, but a modal dialog covers the

@@ -10,7 +10,7 @@ function useSignedIn(): boolean {
 }
 
 /**
- * SPEC.md section 2: the logo linking to '/', API DOCS, the provider's site,
+ * docs/behaviour.md#banner-and-header: the logo linking to '/', API DOCS, the provider's site,
  * a DASHBOARD button shown on '/' only and only with a stored sign-in token,
  * and the contact line for custom blocks.
  */

@@ -1,4 +1,4 @@
-/** SPEC.md section 2: the dashboard's 8 sections, in menu order; the first is the default. */
+/** docs/behaviour.md#dashboard-shell: the dashboard's 8 sections, in menu order; the first is the default. */
 export const SECTIONS = [
   { id: 'txPuller', label: 'Tx Puller', title: 'Tx Puller' },
   { id: 'mempool', label: 'Mempool', title: 'Mempool' },

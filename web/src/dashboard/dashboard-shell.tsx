@@ -6,13 +6,13 @@ import { readStoredSession } from '../auth/token-storage.ts';
 import { SECTIONS, sectionFor } from './dashboard-sections.ts';
 import { SectionView } from './sections/section-view.tsx';
 
-/** 'regtest' becomes 'Regtest' (SPEC.md section 2: the network name, capitalised). */
+/** 'regtest' becomes 'Regtest' (docs/behaviour.md#dashboard-shell: the network name, capitalised). */
 export function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**
- * SPEC.md section 2: the left navigation with the 8 sections (behind a toggle
+ * docs/behaviour.md#dashboard-shell: the left navigation with the 8 sections (behind a toggle
  * on small screens), a header with the network name and logout, and the
  * section itself, named in the address so reload and links work.
  */

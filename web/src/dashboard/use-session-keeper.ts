@@ -8,7 +8,7 @@ import { onStoredSessionChange, rawTokenSet, readStoredSession, storeLocalToken 
 /** Renew this long before the token set expires (oidc-client-ts's own default). */
 export const RENEW_AHEAD_SECONDS = 60;
 /**
- * SPEC.md section 4: the sign-in layer retries 5 times, waiting 2^n seconds
+ * docs/behaviour.md#sign-in-retries: the sign-in layer retries 5 times, waiting 2^n seconds
  * from 1 s (31 s in all, inside the minute ahead). The provider's own calls
  * already retry so in the fetch layer (auth/retrying-fetch.ts); the portal's
  * renewal of a local token retries here.
@@ -91,8 +91,8 @@ async function renewOnce({ renew, refused, retryDelays }: Renewal): Promise<Rene
 }
 
 /**
- * Keeps the stored sign-in alive while the dashboard is open (SPEC.md section
- * 6: tokens auto-renew and are auto-removed): a provider's token set renews a
+ * Keeps the stored sign-in alive while the dashboard is open
+ * (docs/behaviour.md#staff-session: tokens auto-renew and are auto-removed): a provider's token set renews a
  * minute before it expires, at the provider or, for a local staff account's
  * token, at the portal (POST /rest-api/login/renew); one that cannot be
  * renewed is removed when it expires.
@@ -145,7 +145,7 @@ export function useSessionKeeper(handlers: SessionKeeperHandlers): void {
       // The portal refusing a local token's renewal means the account was removed or changed: its token is revoked, so the session ends now.
       if (outcome === 'refused' && session.issuer === LOCAL_TOKEN_ISSUER) expire();
       else if (outcome === 'failed' || outcome === 'refused') {
-        // The bearer the API checks is the ID token: while it is valid the session goes on (issue 18),
+        // The bearer the API checks is the ID token: while it is valid the session goes on (docs/behaviour.md#staff-session),
         // e.g. after a restart of a provider that kept its refresh tokens in memory.
         const still = readStoredSession();
         if (still && still.expiresAt > nowSeconds()) {

@@ -8,7 +8,7 @@ import { useSessionKeeper } from './use-session-keeper.ts';
 
 /**
  * What every staff page shares: its query client, whose 401s end the session
- * (toast, token removed, back to '/', SPEC.md section 8), and the sign-in
+ * (toast, token removed, back to '/', docs/behaviour.md#error-messages), and the sign-in
  * kept alive while the page is open. `endedRef` is set once the session is
  * over, so a burst of 401s toasts once and a logout is not an expiry.
  */

@@ -1,6 +1,6 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** yyyy-MM-dd HH:mm:ss in the viewer's time zone (SPEC.md section 9's date format, with the time). */
+/** yyyy-MM-dd HH:mm:ss in the viewer's time zone (docs/behaviour.md#tables-filters-and-dates). */
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return 'N/A';
@@ -19,13 +19,13 @@ const easternParts = new Intl.DateTimeFormat('en-US', {
   timeZoneName: 'short',
 });
 
-/** SPEC.md section 2: the status page shows times in Eastern US time, e.g. '2025-03-01 07:00:00 EST'. */
+/** docs/behaviour.md#status-page: the status page shows times in Eastern US time, e.g. '2025-03-01 07:00:00 EST'. */
 export function formatEastern(unixSeconds: number): string {
   const parts = Object.fromEntries(easternParts.formatToParts(new Date(unixSeconds * 1000)).map((p) => [p.type, p.value]));
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
 }
 
-/** SPEC.md section 5: the minimum fee rate is shown rounded up to 2 decimals. */
+/** docs/behaviour.md#submit-page: the minimum fee rate is shown rounded up to 2 decimals. */
 export function feeRateUp(rate: number): string {
   // The epsilon keeps 1.1 (really 1.1000000000000000888) from becoming 1.11.
   return (Math.ceil(rate * 100 - 1e-9) / 100).toFixed(2);
@@ -41,12 +41,12 @@ export function count(value: number | null | undefined, unit = ''): string {
   return value === null || value === undefined ? 'N/A' : `${integer.format(value)}${unit}`;
 }
 
-/** SPEC.md section 9: long txids are shortened to their first 10 and last 10 characters. */
+/** docs/behaviour.md#limits-and-constants: long txids are shortened to their first 10 and last 10 characters. */
 export function shortTxid(txid: string): string {
   return txid.length > 24 ? `${txid.slice(0, 10)}...${txid.slice(-10)}` : txid;
 }
 
-/** SPEC.md section 5: odds above 90 show as '>90%'. */
+/** docs/behaviour.md#status-page: odds above 90 show as '>90%'. */
 export function odds(percent: number | null | undefined): string {
   if (percent === null || percent === undefined) return 'N/A';
   if (percent > 90) return '>90%';

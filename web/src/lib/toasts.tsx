@@ -7,11 +7,11 @@ import { ToastContainer, toast, type Id, type ToastOptions } from 'react-toastif
 import 'react-toastify/ReactToastify.css';
 import { pageOf } from './page-of.ts';
 
-/** SPEC.md section 9: public pages' toasts close after 5000 ms, the dashboard's after 3000 ms. */
+/** docs/behaviour.md#limits-and-constants: public pages' toasts close after 5000 ms, the dashboard's after 3000 ms. */
 export const PUBLIC_TOAST_MS = 5000;
 export const DASHBOARD_TOAST_MS = 3000;
 
-/** The dashboard's toasts close sooner (SPEC.md section 9); the container already does so on /dashboard. */
+/** The dashboard's toasts close sooner (docs/behaviour.md#limits-and-constants); the container already does so on /dashboard. */
 export const DASHBOARD_TOAST: ToastOptions = { autoClose: DASHBOARD_TOAST_MS };
 
 /** Elements marked with this attribute (headers, a page's own top controls) are never covered by a toast. */
@@ -44,7 +44,7 @@ function clearTop(): number {
 }
 
 /**
- * SPEC.md section 9: top-right, drag to dismiss at 80%, Alt+T to focus; 5000
+ * docs/behaviour.md#limits-and-constants: top-right, drag to dismiss at 80%, Alt+T to focus; 5000
  * ms on public pages and 3000 ms on the dashboard. A toast about a page goes
  * when the user leaves it, and toasts start below the headers and a page's
  * top controls (the status page's Refresh and Close) rather than over them.

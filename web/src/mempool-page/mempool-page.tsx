@@ -8,7 +8,7 @@ import type { MempoolDashboardState } from './mempool-state.ts';
 import { useNow } from './use-now.ts';
 
 /**
- * The /mempool/ dashboard (issue 3): the blocks the pool would build next and
+ * The /mempool/ dashboard (docs/behaviour.md#mempool-view): the blocks the pool would build next and
  * the ones just mined, the mempool by fee rate, its totals and the pool's
  * share of blocks, live. It fills its window, whether that is the staff
  * dashboard's frame or a tab of its own.

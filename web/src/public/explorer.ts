@@ -1,4 +1,4 @@
-/** SPEC.md section 2: block-explorer links differ by network; regtest has none. */
+/** docs/behaviour.md#banner-and-header: block-explorer links differ by network; regtest has none. */
 const EXPLORERS: Record<string, string> = {
   mainnet: 'https://mempool.space',
   testnet: 'https://mempool.space/testnet',

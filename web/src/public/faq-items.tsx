@@ -8,12 +8,12 @@ export interface FaqItem {
 }
 
 /**
- * The twelve questions of SPEC.md section 2, in its order. The answers follow
- * SPEC.md section 1: a minimum fee threshold exists but its value is never
+ * The twelve questions of docs/behaviour.md#faq, in its order. The answers follow
+ * docs/behaviour.md#what-the-product-does: a minimum fee threshold exists but its value is never
  * stated here; mining is never promised; transactions stay private until
  * mined; replace-by-fee needs a shared input and a higher fee; child-pays-for-
- * parent works one transaction at a time and in a package (extended beyond
- * SPEC.md section 1 on the product owner's request): a child lifts a parent
+ * parent works one transaction at a time and in a package
+ * (docs/behaviour.md#child-pays-for-parent): a child lifts a parent
  * it submits with, or after, or one already public.
  */
 export const FAQ_ITEMS: ReadonlyArray<FaqItem> = [

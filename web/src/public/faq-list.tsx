@@ -3,8 +3,8 @@ import { FAQ_ITEMS, type FaqItem } from './faq-items.tsx';
 
 /**
  * The FAQ as an accordion (WAI-ARIA Authoring Practices, "Accordion"): each
- * question is a button in a heading that shows or hides its answer. SPEC.md
- * section 4: each item toggles open or closed on click, independently, so
+ * question is a button in a heading that shows or hides its answer.
+ * docs/behaviour.md#faq: each item toggles open or closed on click, independently, so
  * several can be open at once. Native buttons give Tab, Enter and Space.
  */
 export function FaqList({

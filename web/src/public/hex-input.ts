@@ -1,5 +1,5 @@
 /**
- * SPEC.md section 5: the input is trimmed; a comma means a package; items are
+ * docs/behaviour.md#submit-page: the input is trimmed; a comma means a package; items are
  * split on commas, trimmed, and empty items dropped. Whitespace inside an
  * item (a hex wrapped over lines by the tool it came from) is not part of the
  * hex either: it is removed, as the server does.

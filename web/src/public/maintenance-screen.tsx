@@ -18,10 +18,10 @@ function prefersReducedMotion(): boolean {
 }
 
 /**
- * SPEC.md section 2, "Maintenance screen": logo, looping background video, a
+ * docs/behaviour.md#maintenance-screen: logo, looping background video, a
  * top bar with the custom-blocks contact and a link to the company site, the
  * message, LEARN MORE opening the FAQ panel (Close returns to the message,
- * SPEC.md section 4), and a 2025 copyright footer.
+ * docs/behaviour.md#maintenance-screen), and a 2025 copyright footer.
  *
  * The video is decoration: hidden from assistive technology, muted, and not
  * loaded at all for visitors who ask for reduced motion. Because it loops for

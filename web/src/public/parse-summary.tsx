@@ -3,7 +3,7 @@ import { count, feeRate, shortTxid } from '../lib/format.ts';
 import { AlreadyConfirmed } from './already-confirmed.tsx';
 import { StandardVerdictRow } from './standard-verdict-row.tsx';
 
-/** Issue 19: an entry that was a PSBT says so, with the fee the PSBT itself states (the fee above is our own pricing's). */
+/** docs/behaviour.md#psbts: an entry that was a PSBT says so, with the fee the PSBT itself states (the fee above is our own pricing's). */
 function PsbtRow({ tx }: { tx: { psbt?: { stated_fee: number | null } } }) {
   if (!tx.psbt) return null;
   return (
@@ -17,8 +17,8 @@ function PsbtRow({ tx }: { tx: { psbt?: { stated_fee: number | null } } }) {
 /**
  * The decoded summary of what is in the box: per transaction its txid, size,
  * fee and fee rate, and whether it clears the current minimum (with the
- * client code, if any). How the minimum is derived is never shown (SPEC.md
- * section 1); the page shows only the current minimum without a code.
+ * client code, if any). How the minimum is derived is never shown
+ * (docs/behaviour.md#pricing); the page shows only the current minimum without a code.
  */
 export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; network?: string | undefined }) {
   return (

@@ -13,7 +13,7 @@ import { ReceiptDownload } from './verify/receipt-download.tsx';
 
 export const LOOKUP_FAILURE = 'Please enter a valid transaction hex.';
 
-/** SPEC.md section 4: confirmed; waiting for the next block (position 0); or waiting and not competitive. */
+/** docs/behaviour.md#status-page: confirmed; waiting for the next block (position 0); or waiting and not competitive. */
 export function statusText(status: TxStatus): string {
   const { transaction, state } = status;
   if (transaction.status.confirmed) return 'Confirmed';
@@ -23,7 +23,7 @@ export function statusText(status: TxStatus): string {
 }
 
 /**
- * SPEC.md section 2: every field of a transaction's status, refreshed every
+ * docs/behaviour.md#status-page: every field of a transaction's status, refreshed every
  * 30 seconds while unconfirmed, with how old the answer is.
  */
 export function StatusPage({ txid }: { txid: string }) {

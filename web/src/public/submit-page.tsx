@@ -4,7 +4,7 @@ import { FaqList } from './faq-list.tsx';
 import { SubmitPanel } from './submit-panel.tsx';
 import { TermsOfUse } from './terms-of-use.tsx';
 
-/** SPEC.md section 2: the submit page's three tabs, in the address so a link can open FAQ or TERMS. */
+/** docs/behaviour.md#submit-page: the submit page's three tabs, in the address so a link can open FAQ or TERMS. */
 const TABS = [
   { id: 'submit', label: 'SUBMIT TX/PACKAGE' },
   { id: 'faq', label: 'FAQ' },

@@ -48,7 +48,7 @@ function failureText(error: unknown): string {
 }
 
 /**
- * SPEC.md sections 2, 4 and 5: paste a transaction (or a comma-separated
+ * docs/behaviour.md#submit-page: paste a transaction (or a comma-separated
  * package), see it decoded, submit it; on success a link to its status page
  * and a copy of its txid; on failure the server's reason inline.
  */

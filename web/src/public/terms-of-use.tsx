@@ -1,7 +1,7 @@
 import { useId, type ReactNode } from 'react';
 
 /**
- * The constants of SPEC.md section 9 ("Terms"), in one place so the text below
+ * The constants of docs/behaviour.md#limits-and-constants ("Terms"), in one place so the text below
  * cannot drift from them.
  */
 const MINIMUM_AGE = 18;
@@ -11,7 +11,7 @@ const CLAIM_LIMIT = 'one (1) year';
 const GOVERNING_LAW = 'the State of Delaware';
 
 /**
- * SPEC.md section 2, "Terms of Use page": risk disclosures, fees per a fee
+ * docs/behaviour.md#terms-of-use: risk disclosures, fees per a fee
  * schedule, no personal data collected, minimum age 18, sanctions warranties,
  * special requests only by contacting the provider, and arbitration with a
  * one-year claim limit. The page around it supplies the h1; the text starts at

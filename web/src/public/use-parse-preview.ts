@@ -5,9 +5,9 @@ import { parseTx, type ParseTxResponse } from '../api/parse-tx.ts';
 export const PARSE_DEBOUNCE_MS = 300;
 
 /**
- * SPEC.md section 4: parsing runs on every input change (debounced here, so
+ * docs/behaviour.md#parse-preview: parsing runs on every input change (debounced here, so
  * pasting a 4 MB transaction is decoded once, not per keystroke). A newer
- * input cancels the older request. SPEC.md section 8: a parse failure is only
+ * input cancels the older request. docs/behaviour.md#parse-preview: a parse failure is only
  * logged; the preview then shows nothing.
  */
 export function useParsePreview(items: string[], clientCode: string): ParseTxResponse | null {

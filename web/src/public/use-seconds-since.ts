@@ -11,7 +11,7 @@ export function useSecondsSince(since: number, ticking = true): number {
   return Math.max(0, Math.floor((now - since) / 1000));
 }
 
-/** SPEC.md section 4: green under 29 s, orange under 59 s, red after. */
+/** docs/behaviour.md#status-page: green under 29 s, orange under 59 s, red after. */
 export function freshness(seconds: number): 'fresh' | 'ageing' | 'stale' {
   if (seconds < 29) return 'fresh';
   if (seconds < 59) return 'ageing';

@@ -4,7 +4,7 @@ import { StaffGuard } from './staff-guard.tsx';
 // The dashboard and its libraries load only when staff open it.
 const DashboardPage = lazy(() => import('../dashboard/dashboard-page.tsx'));
 
-/** SPEC.md section 2: the dashboard needs a stored sign-in token, otherwise /login, which returns here. */
+/** docs/behaviour.md#web-routes: the dashboard needs a stored sign-in token, otherwise /login, which returns here. */
 export function DashboardRoute() {
   return (
     <StaffGuard>

@@ -4,7 +4,7 @@ import { completeSignIn } from '../auth/oidc.ts';
 import { errorText } from '../lib/error-text.ts';
 
 /**
- * SPEC.md section 2: the provider comes back here; after sign-in the user goes
+ * docs/behaviour.md#staff-sign-in: the provider comes back here; after sign-in the user goes
  * back to the originally requested address, or /. In a hidden frame (renewal
  * without a refresh token) the library hands the answer to the parent instead.
  */

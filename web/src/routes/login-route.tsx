@@ -13,13 +13,13 @@ export interface LoginState {
 }
 
 /**
- * SPEC.md section 2: straight to /dashboard when a token is stored; otherwise
+ * docs/behaviour.md#staff-sign-in: straight to /dashboard when a token is stored; otherwise
  * 'Redirecting to login...' while the provider redirect starts, with
  * /dashboard (or the page that sent the user here) as the return target.
  * `?method=password` offers a local staff account instead (no single sign-on,
  * or break-glass access when the provider is down). While the provider does
  * not answer, the page says so from the first failed attempt (the retries of
- * SPEC.md section 4 take half a minute) and offers the password sign-in.
+ * docs/behaviour.md#sign-in-retries take half a minute) and offers the password sign-in.
  */
 const PASSWORD_SIGN_IN = '/login?method=password';
 export function LoginRoute() {

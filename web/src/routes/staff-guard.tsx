@@ -4,7 +4,7 @@ import { hasStoredToken } from '../auth/token-storage.ts';
 import type { LoginState } from './login-route.tsx';
 
 /**
- * SPEC.md section 2: staff pages need a stored sign-in token, otherwise
+ * docs/behaviour.md#web-routes: staff pages need a stored sign-in token, otherwise
  * /login, which returns to the page asked for. The page itself is lazy, so
  * it loads here, after the check.
  */

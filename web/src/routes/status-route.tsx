@@ -3,7 +3,7 @@ import { SiteHeader } from '../components/site-header.tsx';
 import { StatusPage } from '../public/status-page.tsx';
 
 /**
- * SPEC.md section 2: /status needs a txid of at least 3 characters, otherwise back to /.
+ * docs/behaviour.md#web-routes: /status needs a txid of at least 3 characters, otherwise back to /.
  * `/tx/<txid>`, the path form block explorers use, opens the same page.
  */
 export const MIN_TXID_CHARS = 3;

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { fetchSynchroTable } from '../api/synchro-table.ts';
 
 /**
- * /synchro/table (SPEC.md section 2): a blank page that fetches the synchro
+ * /synchro/table (docs/behaviour.md#synchro-table): a blank page that fetches the synchro
  * table, with no visible content. The fetch's outcome is left on the page
  * as a data attribute (loading, loaded, or the HTTP status it failed with)
  * for a probe that loads the page; the figures themselves are the

@@ -1,4 +1,4 @@
--- Settings that staff edit from the dashboard (SPEC.md sections 2 and 3).
+-- Settings that staff edit from the dashboard (docs/behaviour.md#settings).
 -- value is text whatever its type; value_type says how to validate and show it.
 
 CREATE TABLE settings (

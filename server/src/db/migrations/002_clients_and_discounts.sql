@@ -1,4 +1,4 @@
--- The client registry and the discount codes issued to clients (SPEC.md section 3).
+-- The client registry and the discount codes issued to clients (docs/behaviour.md#data-shapes).
 
 CREATE TABLE clients (
   id serial PRIMARY KEY,

@@ -1,6 +1,6 @@
 -- Transactions and packages accepted into the pool's mempool.
 -- Amounts are integer satoshis (bigint); rates are sat/vB (double precision)
--- computed from integers (DESIGN.md, convention 5).
+-- computed from integers (docs/architecture.md, convention 5).
 
 CREATE TABLE tx_submissions (
   id bigserial PRIMARY KEY,

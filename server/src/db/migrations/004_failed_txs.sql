@@ -1,5 +1,5 @@
--- Submissions that failed or timed out, kept so staff can retry them (SPEC.md
--- sections 2 and 4: status filter Failed or Timeout; retry moves rows to Retrying).
+-- Submissions that failed or timed out, kept so staff can retry them
+-- (docs/behaviour.md#failed-transactions: status filter Failed or Timeout; retry moves rows to Retrying).
 
 CREATE TABLE failed_txs (
   id bigserial PRIMARY KEY,

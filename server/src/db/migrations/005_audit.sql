@@ -1,5 +1,5 @@
--- The request audit trail (SPEC.md section 3, Audit log). Written once per request,
--- so only the indexes the /audits/list filters need (SPEC.md section 7):
+-- The request audit trail (docs/behaviour.md#data-shapes, Audit log). Written once per request,
+-- so only the indexes the /audits/list filters need (docs/behaviour.md#logs):
 -- ip_or_endpoint, client_code, from_date/to_date, method, is_success, source_type,
 -- newest first.
 

@@ -1,5 +1,5 @@
 -- Who changed what on the dashboard: settings, discount codes, clients
--- (SPEC.md section 3: Setting log, Discount log, Client log).
+-- (docs/behaviour.md#data-shapes: Setting log, Discount log, Client log).
 -- previous_values / updated_values hold the row as JSON (jsonb).
 
 CREATE TABLE setting_logs (

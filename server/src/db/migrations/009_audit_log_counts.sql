@@ -1,7 +1,7 @@
 -- Exact counts of the audit trail per UTC day, so that the staff audit list
--- answers in under 100 ms at a million rows (issue 6; server/bench/audit-list.ts).
+-- answers in under 100 ms at a million rows (docs/architecture.md#performance-budgets; server/bench/audit-list.ts).
 --
--- The list's pager needs total_records (SPEC.md section 7). A count(*) over
+-- The list's pager needs total_records (docs/behaviour.md#staff-calls). A count(*) over
 -- audit_logs reads every row it counts: at a million rows that is 130-180 ms
 -- unfiltered and 400-700 ms for an endpoint search, on Postgres and PGlite
 -- alike, however the table is indexed. Here the rows are counted once, as

@@ -1,4 +1,4 @@
--- Durable background work (DESIGN.md: jobs are claimed with row locks so that
+-- Durable background work (docs/architecture.md#layout: jobs are claimed with row locks so that
 -- several server instances never do the same work twice). A job is claimed by
 -- taking a lease (locked_by, locked_until) in the same statement that finds it
 -- (FOR UPDATE SKIP LOCKED); a worker that dies leaves its lease to expire and

@@ -1,5 +1,5 @@
 -- Indexes for the staff Tx Puller and TX Reports lists and their CSV
--- downloads (SPEC.md section 7: /rest-api/tx-puller/list, /rest-api/tx-reports/list).
+-- downloads (docs/behaviour.md#downloads: /rest-api/tx-puller/list, /rest-api/tx-reports/list).
 --
 -- Both lists show only transactions the node accepted: a tx_submissions row
 -- is 'pending' while the node is still deciding, and is never listed

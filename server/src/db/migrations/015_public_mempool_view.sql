@@ -1,4 +1,4 @@
--- The pool's mempool is private until mined (SPEC.md section 1), and so are
+-- The pool's mempool is private until mined (docs/behaviour.md#private-until-mined), and so are
 -- its aggregates: the /mempool/ view, the health details and the Prometheus
 -- metrics (when METRICS_TOKEN is unset) are for signed-in staff unless an
 -- administrator turns this on. Off by default.

@@ -1,6 +1,6 @@
 -- Two small additions to what staff edit and read on the dashboard.
 --
--- 1. Optional settings. A setting is required (SPEC.md section 5: 'Value is
+-- 1. Optional settings. A setting is required (docs/behaviour.md#validation-rules: 'Value is
 --    required') unless it says otherwise: the pool's identification
 --    (pool_coinbase_tag, pool_payout_addresses) starts empty and may be
 --    emptied again. Only text-like settings can be optional: a number or a

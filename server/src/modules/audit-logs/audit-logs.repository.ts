@@ -4,14 +4,14 @@ import { escapeLike, SqlParams, whereAll, type Page, type PageWindow, type Param
 import type { AuditListQuery } from './audit-logs.schemas.ts';
 
 /**
- * Reads the audit trail for the staff list (SPEC.md section 7, /rest-api/audits/list).
+ * Reads the audit trail for the staff list (docs/behaviour.md#staff-calls, /rest-api/audits/list).
  * Every filter maps onto one of the indexes of migration 005_audit.sql, except
  * an endpoint search, which no btree index can serve (see ipOrEndpoint).
  *
  * The totals come from the per-day counts of migration 009_audit_log_counts.sql
  * whenever the filters are ones it counts by (endpoint, method, source type,
  * success, dates): counting the rows themselves takes longer than the list's
- * 100 ms budget once they number in the hundreds of thousands (issue 6;
+ * 100 ms budget once they number in the hundreds of thousands (docs/architecture.md#performance-budgets;
  * server/bench/audit-list.ts). The same counts say on which day a page
  * starts, so a deep page is read from there instead of by stepping over
  * every newer row. Filters on an address or a client code select few rows

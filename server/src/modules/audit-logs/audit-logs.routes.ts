@@ -5,7 +5,7 @@ import { AuditListQuery, AuditListResponse, AuditVerifyQuery, AuditVerifyRespons
 import type { AuditLogService } from './audit-logs.service.ts';
 
 /**
- * The audit trail for any signed-in staff member (SPEC.md section 2, Logs).
+ * The audit trail for any signed-in staff member (docs/behaviour.md#logs).
  * A factory rather than plugin options because the staff scope registers its
  * view routes as plain plugins.
  */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../../http/list-query.ts';
 
-/** Wire shapes of the audit trail list (SPEC.md sections 3 "Audit log" and 7 "/rest-api/audits/list"). */
+/** Wire shapes of the audit trail list (docs/behaviour.md#data-shapes "Audit log" and docs/behaviour.md#staff-calls "/rest-api/audits/list"). */
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -10,7 +10,7 @@ import {
 } from './change-logs.schemas.ts';
 import type { ChangeLogService } from './change-logs.service.ts';
 
-/** The Setting, Discount and Client Logs tabs (SPEC.md section 2, Logs): any signed-in staff member. */
+/** The Setting, Discount and Client Logs tabs (docs/behaviour.md#logs): any signed-in staff member. */
 export function changeLogRoutes(service: ChangeLogService): FastifyPluginAsyncTypebox {
   const errors = { 400: ErrorResponse, 401: ErrorResponse, 503: ErrorResponse };
   return async (app) => {

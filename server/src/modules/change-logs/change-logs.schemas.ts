@@ -2,8 +2,8 @@ import { Type, type Static } from 'typebox';
 import { ListResponse, PageQueryProperties } from '../../http/list-query.ts';
 
 /**
- * Wire shapes of the three change logs (SPEC.md sections 2 "Logs", 3 "Setting
- * log", "Discount log", "Client log" and 7). Each row says who (the staff
+ * Wire shapes of the three change logs (docs/behaviour.md#logs, docs/behaviour.md#data-shapes "Setting
+ * log", "Discount log", "Client log"). Each row says who (the staff
  * member's username from their token), what, and when.
  */
 

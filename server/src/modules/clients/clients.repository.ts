@@ -19,7 +19,7 @@ export interface ClientFields {
 export const CLIENT_FIELDS = ['name', 'email', 'phone_number', 'alternate_phone', 'address', 'organization_name', 'organization_email', 'description'] as const;
 
 /**
- * The deletion rule (SPEC.md section 2): a client stays while any discount
+ * The deletion rule (docs/behaviour.md#client-management): a client stays while any discount
  * code is issued to it. discount_codes.client_id is the only reference to a
  * client in the schema; submissions (tx_submissions, package_submissions,
  * failed_txs) name a client only through one of its codes, by

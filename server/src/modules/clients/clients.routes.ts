@@ -6,7 +6,7 @@ import { ClientBody, ClientListQuery, ClientListResponse, ClientNamesResponse, C
 import type { ClientService } from './clients.service.ts';
 
 /**
- * Client Management (SPEC.md sections 2 and 7). Factories rather than plugin
+ * Client Management (docs/behaviour.md#client-management). Factories rather than plugin
  * options because the staff scope registers plain plugins: the view routes in
  * its signed-in scope, the admin routes in its administrators-only scope.
  */

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ListResponse, PageQueryProperties } from '../../http/list-query.ts';
 import { FormValue } from '../../http/forms.ts';
 
-/** Wire shapes of the client registry (SPEC.md sections 2 "Client Management", 3 "Client", 5 and 7). */
+/** Wire shapes of the client registry (docs/behaviour.md#client-management, docs/behaviour.md#data-shapes "Client"). */
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -56,8 +56,8 @@ export type ClientNamesResponse = Static<typeof ClientNamesResponse>;
 const Text = (maxLength: number, description: string) => Type.Optional(FormValue<string>([Type.String({ maxLength })], description));
 
 /**
- * The client form. Every field is checked by the service with the SPEC's
- * messages, so a missing name answers 'Name is required' rather than a schema
+ * The client form. Every field is checked by the service with the documented
+ * messages (docs/behaviour.md#validation-rules), so a missing name answers 'Name is required' rather than a schema
  * error. Blank optional fields are stored as none (null). An update replaces
  * every field: one left out is cleared.
  */

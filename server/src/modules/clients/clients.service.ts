@@ -19,14 +19,14 @@ import {
 import type { ClientBody, ClientListQuery, ClientListResponse, ClientNamesResponse, ClientRow } from './clients.schemas.ts';
 
 /**
- * The client registry (SPEC.md sections 2 "Client Management" and 5). Every
+ * The client registry (docs/behaviour.md#client-management and docs/behaviour.md#validation-rules). Every
  * change and its client log entry are written in one transaction.
  */
 
-/** Digits only (SPEC.md section 5); 20 is room for any international number with its prefixes. */
+/** Digits only (docs/behaviour.md#validation-rules); 20 is room for any international number with its prefixes. */
 const PHONE = /^[0-9]{1,20}$/;
 
-/** The form's fields checked with the SPEC's messages, trimmed, blanks as null. */
+/** The form's fields checked with the documented messages (docs/behaviour.md#validation-rules), trimmed, blanks as null. */
 export function validateClient(body: ClientBody): ClientFields {
   const errors = new FieldErrors();
   const fields: ClientFields = {

@@ -5,7 +5,7 @@ import { DiscountBody, DiscountListQuery, DiscountListResponse, DiscountRow } fr
 import type { DiscountService } from './discounts.service.ts';
 
 /**
- * Discount Management (SPEC.md sections 2 and 7, /rest-api/client-code/*).
+ * Discount Management (docs/behaviour.md#discount-management, /rest-api/client-code/*).
  * The list for every signed-in staff member; add, update and delete in the
  * administrators-only scope.
  */

@@ -3,7 +3,7 @@ import { ListResponse, PageQueryProperties } from '../../http/list-query.ts';
 import { FormValue } from '../../http/forms.ts';
 import { CODE_LENGTH } from './discount-codes.ts';
 
-/** Wire shapes of Discount Management (SPEC.md sections 2, 3 "Discount", 5 and 7, /rest-api/client-code/*). */
+/** Wire shapes of Discount Management (docs/behaviour.md#discount-management, docs/behaviour.md#data-shapes "Discount", /rest-api/client-code/*). */
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -41,7 +41,7 @@ export type DiscountListResponse = Static<typeof DiscountListResponse>;
 /**
  * The discount form, for add and update alike. There is no code field: the
  * server makes the code and nobody changes it. Every value is checked by the
- * service with the SPEC's messages ('Required', 'Must be between 0 and 99.',
+ * service with the documented messages (docs/behaviour.md#validation-rules) ('Required', 'Must be between 0 and 99.',
  * 'Invalid date range.', 'Date input not valid.').
  */
 export const DiscountBody = Type.Object(

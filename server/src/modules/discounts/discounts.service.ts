@@ -18,7 +18,7 @@ import {
 import type { DiscountBody, DiscountListQuery, DiscountListResponse, DiscountRow } from './discounts.schemas.ts';
 
 /**
- * Discount Management (SPEC.md sections 2, 4 and 5). Every change and its
+ * Discount Management (docs/behaviour.md#discount-management). Every change and its
  * discount log entry are written in one transaction.
  */
 
@@ -47,7 +47,7 @@ function percentage(value: DiscountBody['discount_percentage'], errors: FieldErr
     errors.add('discount_percentage', REQUIRED);
     return undefined;
   }
-  // Digits only (SPEC.md section 5): a whole number, no sign, no decimals.
+  // Digits only (docs/behaviour.md#validation-rules): a whole number, no sign, no decimals.
   const n = typeof text === 'number' ? text : /^[0-9]+$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 99) {
     errors.add('discount_percentage', PERCENTAGE_RANGE);
@@ -67,7 +67,7 @@ function dateTime(field: 'valid_from' | 'valid_until', value: string | null | un
   return date;
 }
 
-/** The form's values checked with the SPEC's messages. The client's existence is checked in the transaction. */
+/** The form's values checked with the documented messages (docs/behaviour.md#validation-rules). The client's existence is checked in the transaction. */
 export function validateDiscount(body: DiscountBody): DiscountInput {
   const errors = new FieldErrors();
   const clientName = optionalText(body.client_name);
@@ -158,7 +158,7 @@ export function createDiscountService(db: Database, options: { generateCode?: Co
       const { username, email } = actorOf(who);
       const input = validateDiscount(body);
       const id = await db.transaction(async (tx) => {
-        // A new discount starts active (SPEC.md section 4) unless the form says otherwise.
+        // A new discount starts active (docs/behaviour.md#discount-management) unless the form says otherwise.
         const fields: DiscountFields = { ...input, clientId: await clientId(tx, input.clientName), status: input.status ?? true };
         for (let attempt = 1; attempt <= CODE_ATTEMPTS; attempt++) {
           const code = generateCode();

@@ -1,5 +1,5 @@
 /**
- * What the portal may store as failed submissions kept for retry (DESIGN.md
+ * What the portal may store as failed submissions kept for retry (docs/architecture.md,
  * convention 13: what one request may make the portal store is bounded per
  * address and per day), and for how long. Parsed from the environment in
  * config.ts; the submission path (submission-context.ts fail()) and the

@@ -52,8 +52,8 @@ function conditions(filters: FailedTxFilters, param: SqlParams['param']): string
 }
 
 /**
- * One page of open failures, newest first, with every matching id (SPEC.md
- * section 3: failed tx lists also return ids, for select-all). The ids are
+ * One page of open failures, newest first, with every matching id (docs/behaviour.md#data-shapes:
+ * failed tx lists also return ids, for select-all). The ids are
  * the total too, and say which rows make the page; the page query repeats
  * the filters so that a row retried in between is left out rather than
  * shown under a status it no longer has.

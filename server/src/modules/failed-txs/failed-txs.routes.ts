@@ -4,7 +4,7 @@ import { FailedTxHexParams, FailedTxHexResponse, FailedTxListQuery, FailedTxList
 import type { FailedTxService } from './failed-txs.service.ts';
 
 /**
- * Failed Transactions (SPEC.md sections 2 and 7). Factories rather than
+ * Failed Transactions (docs/behaviour.md#failed-transactions). Factories rather than
  * plugin options because the staff scope registers plain plugins: the list
  * in its signed-in scope, the retry in its administrators-only scope.
  */

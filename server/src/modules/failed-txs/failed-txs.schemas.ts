@@ -3,12 +3,11 @@ import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../
 import { SHORT_HEX_DESCRIPTION } from './short-hex.ts';
 
 /**
- * Wire shapes of the Failed Transactions screen (SPEC.md sections 2 "Failed
- * Transaction", 3 "Failed tx row" and "Retry payload", 4 and 7:
+ * Wire shapes of the Failed Transactions screen (docs/behaviour.md#failed-transactions, docs/behaviour.md#data-shapes "Failed tx row" and "Payloads", docs/behaviour.md#staff-calls:
  * /rest-api/txs/view and /rest-api/retry-txs/update).
  */
 
-/** SPEC.md sections 4 and 9: the list shows open failures, Failed by default or Timeout. */
+/** docs/behaviour.md#failed-transactions: the list shows open failures, Failed by default or Timeout. */
 export const TX_STATUSES = ['Failed', 'Timeout'] as const;
 export type TxStatus = (typeof TX_STATUSES)[number];
 export const DEFAULT_TX_STATUS: TxStatus = 'Failed';

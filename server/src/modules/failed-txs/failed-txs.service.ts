@@ -7,10 +7,11 @@ import { DEFAULT_TX_STATUS, FAILED_TX_NOT_FOUND_MESSAGE, RETRY_SUCCESS_MESSAGE, 
 import { queueRetries } from './retry-queue.repository.ts';
 
 /**
- * Failed Transactions (SPEC.md sections 2, 4 and 6): every signed-in staff
+ * Failed Transactions (docs/behaviour.md#failed-transactions): every signed-in staff
  * member lists open failures; administrators move them into retry. The
- * outcome of a retry is the job runner's, and is not shown here (SPEC.md
- * section 4); the request itself is in the request audit trail.
+ * outcome of a retry is the job runner's, and is not shown here
+ * (docs/behaviour.md#failed-transactions); the request itself is in the
+ * request audit trail.
  */
 export interface FailedTxService {
   list(query: FailedTxListQuery): Promise<FailedTxListResponse>;

@@ -2,8 +2,8 @@ import type { Queryable } from '../../db/database.ts';
 import { queueJobsFrom } from '../../jobs/job-queue.ts';
 
 /**
- * Moves failed transactions into retry (SPEC.md section 4: "Retry moves the
- * selected transactions into retry"): the job runner does the resubmitting,
+ * Moves failed transactions into retry (docs/behaviour.md#failed-transactions: a retry moves the
+ * selected transactions into retry): the job runner does the resubmitting,
  * from the 'retry' jobs queued here (migration 010_jobs.sql).
  */
 

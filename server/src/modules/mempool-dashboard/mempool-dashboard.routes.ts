@@ -9,12 +9,12 @@ import { createStateStreams } from './state-stream.ts';
 import { streamLimits, type StreamLimits } from '../../http/sse-registry.ts';
 
 /**
- * The live data behind the /mempool/ dashboard (issue 3): the current state,
+ * The live data behind the /mempool/ dashboard (docs/behaviour.md#mempool-view): the current state,
  * and a Server-Sent Events stream of every update. Register with the prefix
  * `/mempool`; the page itself is web/dist/mempool/index.html, served by the
  * app's static files.
  *
- * The pool's mempool is private until mined (SPEC.md section 1), and these
+ * The pool's mempool is private until mined (docs/behaviour.md#private-until-mined), and these
  * aggregates of it too: `authorize` decides, before anything is read or a
  * stream opens (auth/mempool-view-access.ts: signed-in staff, or everyone
  * when the public mempool view setting is on). The page is static and

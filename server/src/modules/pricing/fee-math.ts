@@ -1,6 +1,6 @@
 /**
  * Fee arithmetic. Amounts are integer satoshis; fee rates are sat/vB numbers
- * computed from integers (DESIGN.md, convention 5). Virtual size follows
+ * computed from integers (docs/architecture.md, convention 5). Virtual size follows
  * BIP141: vsize = ceil(weight / 4).
  */
 

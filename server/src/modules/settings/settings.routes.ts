@@ -6,7 +6,7 @@ import { SettingsResponse, SettingsUpdateBody } from './settings.schemas.ts';
 import type { SettingsService } from './settings.service.ts';
 
 /**
- * The Settings screen (SPEC.md sections 2 and 7): every staff member sees the
+ * The Settings screen (docs/behaviour.md#settings): every staff member sees the
  * settings; administrators change them.
  */
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { FormValue } from '../../http/forms.ts';
 
-/** Wire shapes of the Settings screen (SPEC.md sections 2 "Settings", 3 "Setting", 5 and 7). */
+/** Wire shapes of the Settings screen (docs/behaviour.md#settings, docs/behaviour.md#data-shapes "Setting"). */
 
 export const SETTING_TYPES = ['number', 'boolean', 'text', 'email', 'url'] as const;
 export type SettingType = (typeof SETTING_TYPES)[number];

@@ -8,7 +8,7 @@ import type { SettingsResponse, SettingsUpdateBody } from './settings.schemas.ts
 import type { SettingsStore } from './settings.store.ts';
 
 /**
- * The Settings screen (SPEC.md sections 2 and 5). An update applies every
+ * The Settings screen (docs/behaviour.md#settings). An update applies every
  * setting sent or none: the values are checked first, then written with their
  * setting log entries in one transaction. The settings cache is dropped after
  * the commit, so pricing and the maintenance switch follow at once on this
@@ -66,7 +66,7 @@ export function createSettingsService(deps: { db: Database; settings: SettingsSt
         for (const c of changes) {
           if (c.value === c.previous && c.description === c.previousDescription) continue;
           await updateSetting(tx, c.id, c.value, c.description);
-          // The setting log records values (SPEC.md section 3); a new description alone is not a change of value.
+          // The setting log records values (docs/behaviour.md#data-shapes); a new description alone is not a change of value.
           if (c.value !== c.previous) {
             await logSettingChange(tx, { settingId: c.id, item: c.item, username, email, previousValue: c.previous, updatedValue: c.value });
           }

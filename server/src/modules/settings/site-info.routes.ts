@@ -12,7 +12,7 @@ const SiteInfoResponse = Type.Object({
 
 /**
  * What the public pages show around the submit form, from the settings staff
- * edit (SPEC.md section 2): the maintenance switch and the contact line.
+ * edit (docs/behaviour.md#settings): the maintenance switch and the contact line.
  * Read through the settings cache, so a change reaches every instance within
  * seconds and costs no query per visitor. A public route: registered in the
  * public scope, whose hook spends the caller's rate-limit budget (app.ts).

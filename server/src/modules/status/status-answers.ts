@@ -14,7 +14,7 @@ import type { StatusResponse } from './status.schemas.ts';
  * `firstSeen` is always the portal's time (status.repository.ts
  * portalRecordOf), never the node's: the mempool entry's `time`, and the
  * engine's copy of it, say when the pool got the transaction by whatever
- * channel, and the pool's mempool is private (SPEC.md section 1).
+ * channel, and the pool's mempool is private (docs/behaviour.md#private-until-mined).
  */
 
 /** getrawtransaction's verbose answer, the fields a status needs. */

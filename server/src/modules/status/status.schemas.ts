@@ -48,7 +48,7 @@ export const BumpAdvice = Type.Object({
 }, { description: 'How to lift a transaction not competitive for the next block; null when it is, or is not in the mempool. The portal builds no transaction.' });
 export type BumpAdvice = Static<typeof BumpAdvice>;
 
-/** The Tx status response of SPEC.md section 3, with the mempool engine's position, rates and the pool's odds. */
+/** The Tx status response of docs/behaviour.md#data-shapes, with the mempool engine's position, rates and the pool's odds. */
 export const StatusResponse = Type.Object({
   transaction: Type.Object({
     txid: Type.String(),

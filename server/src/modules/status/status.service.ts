@@ -23,7 +23,7 @@ import type { StatusResponse } from './status.schemas.ts';
  * and time), then the portal's records and the engine's memory (gone: why,
  * and what replaced it). Unknown to all of them: 404.
  *
- * The pool's mempool is private until mined (SPEC.md section 1): only
+ * The pool's mempool is private until mined (docs/behaviour.md#private-until-mined): only
  * transactions the node accepted from the portal (a settled submission, a
  * package member, an attempt that timed out) are looked up in the mempool.
  * Any other txid is answered from the blocks the portal follows alone,
@@ -160,7 +160,7 @@ export function createStatusService(deps: StatusDeps) {
    * A transaction the portal did not record: mined in one of the blocks the
    * portal follows (the last 1,008, by the block tracker's txid index), or
    * not found. Anyone may ask about any txid, so the answer costs the node
-   * no work that grows with its chain state or mempool (DESIGN.md, code
+   * no work that grows with its chain state or mempool (docs/architecture.md, code
    * conventions 13): a txid no followed block holds is a 404 with no node
    * call; one that a followed block holds costs one call that reads that
    * block only (NODE_CALLS). The mempool is never consulted, not even by the

@@ -12,7 +12,7 @@ import { recordedBlockOf } from './submission.repository.ts';
  * answer users need, not "missing inputs".
  *
  * A mined transaction is public (any block explorer shows it), so telling it
- * keeps the pool's mempool private (SPEC.md section 1): the node is asked
+ * keeps the pool's mempool private (docs/behaviour.md#private-until-mined): the node is asked
  * with getrawtransaction, whose answer for a transaction only in the mempool
  * has no block hash and is treated exactly as "unknown". The node answers
  * for any mined transaction with -txindex (the embedded node has it);

@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/database.ts';
  * so that a child spending one, submitted next from the same client address,
  * is priced with it and sent with it (child pays for parent, prevouts.ts).
  *
- * Strangers write these rows, so they are bounded (DESIGN.md convention 13):
+ * Strangers write these rows, so they are bounded (docs/architecture.md, convention 13):
  * a row lives a day, and each client address (an IPv6 client by its /64,
  * as the sign-in throttle counts it) keeps its newest few, by count and by
  * bytes; older ones make room. One address's offers are never another's

@@ -22,7 +22,7 @@ import type { PortalTxids } from './portal-records.repository.ts';
  * It also collects the unconfirmed ancestors a single submission would be
  * mined with, for child-pays-for-parent pricing: only those three kinds.
  *
- * The pool's mempool is private until mined (SPEC.md section 1): an input
+ * The pool's mempool is private until mined (docs/behaviour.md#private-until-mined): an input
  * spending a transaction the node holds but the portal did not record is
  * priced exactly as one spending an outpoint nobody knows, by the same
  * calls (the node's mempool is never asked about it), so no answer built
@@ -204,7 +204,7 @@ export async function priceTransactions(rpc: RpcClient, txs: DecodedTx[], option
     // Round trip 4, rare: ancestors further up that are not direct parents,
     // when the portal recorded them or they are public. Another one the node
     // holds is left out of the package the child is judged with, as if it
-    // were not there: its fee and size are the pool's to keep (SPEC.md section 1).
+    // were not there: its fee and size are the pool's to keep (docs/behaviour.md#private-until-mined).
     const upstream = [...new Set([...ancestorsOf.values()].flat())].filter((id) => !entries.has(id));
     const recordedUpstream = upstream.length === 0 ? new Set<string>() : await options.portalTxids(upstream);
     const otherUpstream = upstream.filter((id) => !recordedUpstream.has(id));

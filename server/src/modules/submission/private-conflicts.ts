@@ -6,8 +6,8 @@ import type { PortalTxids } from './portal-records.repository.ts';
 
 /**
  * The node's reasons for refusing a transaction, told to the public caller
- * only when they say nothing about the pool's private mempool (SPEC.md
- * section 1).
+ * only when they say nothing about the pool's private mempool
+ * (docs/behaviour.md#private-until-mined).
  *
  * Bitcoin Core and Knots look for conflicting spends before they check
  * scripts (validation.cpp: PreChecks, then ReplacementChecks with the rules

@@ -13,7 +13,7 @@ export const MAINTENANCE_MESSAGE = 'Submissions are paused for maintenance. Plea
 /**
  * The answer for a transaction spending an output the portal cannot price:
  * one nobody knows, or one of a transaction the node holds but the portal
- * did not record (private until mined, SPEC.md section 1). Not the node's
+ * did not record (private until mined, docs/behaviour.md#private-until-mined). Not the node's
  * verdict on it: the node knows the second kind, and its checks of amounts
  * and scripts would tell it apart. Worded as the node's missing-inputs
  * (bitcoin/reject-reasons.ts), which says no more.

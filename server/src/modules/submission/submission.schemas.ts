@@ -3,7 +3,7 @@ import { StandardVerdict } from '../policy/policy.schemas.ts';
 import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
 import { ReceiptField, ReceiptsField } from '../receipts/receipts.schemas.ts';
 
-/** Wire shapes of the public submission API (SPEC.md sections 3 and 7). One schema per shape. */
+/** Wire shapes of the public submission API (docs/behaviour.md#data-shapes and docs/behaviour.md#public-calls). One schema per shape. */
 
 /** A 4,000,000 WU transaction is at most 4,000,000 bytes, so 8,000,000 hex characters. */
 export const MAX_TX_HEX_CHARS = 8_000_000;

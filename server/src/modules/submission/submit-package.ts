@@ -23,8 +23,8 @@ import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
 /**
  * A package submitted (submitpackage): every member must clear the minimum
  * on its own, or together with the members that spend it (child pays for
- * parent, package-cpfp.ts; SPEC.md section 1 allowed it for single
- * submissions only, and it now holds in a package too). The members the
+ * parent, package-cpfp.ts; docs/behaviour.md#child-pays-for-parent: for single
+ * submissions and in a package). The members the
  * node took are recorded, even when the package as a whole failed, and a
  * member paid for by its child is linked to it for both status answers.
  */

@@ -8,13 +8,13 @@ import { MAX_PACKAGE_COUNT } from './submission-rules.ts';
  * One transaction's hex without whitespace: tools wrap long hex over lines
  * (and some indent them), and whitespace is never part of the hex, so
  * spaces, tabs, CR and LF anywhere in it are dropped rather than refused.
- * This also trims it (SPEC.md section 5).
+ * This also trims it (docs/behaviour.md#submit-page).
  */
 export function compactHex(hex: string): string {
   return hex.replace(/\s+/g, '');
 }
 
-/** Each item without whitespace, empty ones dropped (SPEC.md section 5: trimmed, empty items dropped). */
+/** Each item without whitespace, empty ones dropped (docs/behaviour.md#submit-page: trimmed, empty items dropped). */
 export function normaliseItems(items: string[]): string[] {
   return items.map(compactHex).filter((s) => s !== '');
 }

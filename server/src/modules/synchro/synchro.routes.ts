@@ -3,7 +3,7 @@ import { ErrorResponse } from '../../http/errors.ts';
 import { SynchroTableResponse } from './synchro.schemas.ts';
 import type { SynchroService } from './synchro.service.ts';
 
-/** GET /rest-api/synchro/table (SPEC.md section 7's direct GET): any signed-in staff member. */
+/** GET /rest-api/synchro/table (docs/behaviour.md#synchro-table): any signed-in staff member. */
 export function synchroRoutes(service: SynchroService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/synchro/table', {

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { MinedBlockSummary } from '../mempool-dashboard/mempool-dashboard.schemas.ts';
 
 /**
- * The synchro table (SPEC.md sections 2 and 7: the blank page /synchro/table
+ * The synchro table (docs/behaviour.md#synchro-table: the blank page /synchro/table
  * and its direct GET): what the pool has synchronised from its node, for an
  * operator's probe. Staff only: the private mempool's aggregates are the
  * same kind of figures the /mempool/ view shows staff.

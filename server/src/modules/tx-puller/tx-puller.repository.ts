@@ -4,7 +4,7 @@ import { hexLengthsSql, shortHexesSql, shortHexSql } from '../failed-txs/failed-
 import { CONDITIONS, countAccepted, DEFAULT_BATCH_SIZE, type SubmissionFilters, type SubmissionTable } from '../accepted-submissions/accepted-submissions.repository.ts';
 
 /**
- * Reads the submissions staff pull (SPEC.md section 7, /rest-api/tx-puller/list),
+ * Reads the submissions staff pull (docs/behaviour.md#staff-calls, /rest-api/tx-puller/list),
  * one table at a time, with the filters every accepted-submission list
  * shares (accepted-submissions.repository.ts). Pages are LIMIT/OFFSET, as in
  * the other staff lists; downloads walk the same newest-first order in

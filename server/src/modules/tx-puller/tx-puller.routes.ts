@@ -5,8 +5,8 @@ import { PulledHexParams, PulledHexQuery, PulledHexResponse, TxPullerListRespons
 import type { TxPullerService } from './tx-puller.service.ts';
 
 /**
- * The Tx Puller (SPEC.md section 2) for any signed-in staff member: viewing
- * and downloading are open to every dashboard user (section 6). A factory
+ * The Tx Puller (docs/behaviour.md#tx-puller) for any signed-in staff member: viewing
+ * and downloading are open to every dashboard user (docs/behaviour.md#roles-and-permissions). A factory
  * rather than plugin options because the staff scope registers plain plugins.
  */
 export function txPullerRoutes(service: TxPullerService): FastifyPluginAsyncTypebox {

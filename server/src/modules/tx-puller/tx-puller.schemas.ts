@@ -3,8 +3,8 @@ import { DateRangeQueryProperties, ListResponse, PageQueryProperties } from '../
 import { SHORT_HEX_DESCRIPTION } from '../failed-txs/short-hex.ts';
 
 /**
- * Wire shapes of the Tx Puller (SPEC.md sections 2 "Tx Puller", 3 "Puller
- * row", 7 "/rest-api/tx-puller/list" and 9: default submission_type
+ * Wire shapes of the Tx Puller (docs/behaviour.md#tx-puller, docs/behaviour.md#data-shapes "Puller
+ * row", docs/behaviour.md#staff-calls "/rest-api/tx-puller/list"; default submission_type
  * tx_submissions). Only transactions the node accepted are listed: a
  * submission still 'pending' with the node is not.
  */

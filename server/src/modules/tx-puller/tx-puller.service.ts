@@ -17,7 +17,7 @@ import { submissionFilters } from '../accepted-submissions/accepted-submissions.
 import { PULLED_TX_NOT_FOUND_MESSAGE, type PulledHexResponse, type PulledPackage, type PulledTx, type SubmissionType, type TxPullerListResponse, type TxPullerQuery } from './tx-puller.schemas.ts';
 import { ApiError } from '../../http/errors.ts';
 
-/** The Tx Puller screen's columns (SPEC.md section 2), the header of its download. */
+/** The Tx Puller screen's columns (docs/behaviour.md#tx-puller), the header of its download. */
 export const TX_PULLER_CSV_HEADER = ['Sno', 'Client Code', 'Timestamp', 'Tx ID', 'Tx Hex', 'TX SIZE', 'FeeRate', 'Total Fee', 'Slipstream Multiple'] as const;
 
 /**
@@ -70,7 +70,7 @@ async function* numbered<R>(batches: AsyncIterable<R[]>, cells: (sno: number, re
 
 export interface TxPullerService {
   list(query: TxPullerQuery): Promise<TxPullerListResponse>;
-  /** Every matching row as CSV, streamed (SPEC.md section 7: tx-puller-{type}-report-{timestamp}.csv). */
+  /** Every matching row as CSV, streamed (docs/behaviour.md#downloads: tx-puller-{type}-report-{timestamp}.csv). */
   download(query: TxPullerQuery): Promise<CsvDownload>;
   /** One row's whole hex (pages carry it shortened); 404 for an unknown id. */
   hex(id: number, type: SubmissionType): Promise<PulledHexResponse>;

@@ -9,7 +9,7 @@ import {
 } from '../accepted-submissions/accepted-submissions.repository.ts';
 
 /**
- * Reads TX Reports (SPEC.md section 7, /rest-api/tx-reports/list): accepted
+ * Reads TX Reports (docs/behaviour.md#staff-calls, /rest-api/tx-reports/list): accepted
  * single transactions and packages, one row each, merged newest first.
  *
  * The merged order is (created_at, kind, id) descending, kind 1 for a single

@@ -5,8 +5,8 @@ import { TxReportListResponse, TxReportQuery } from './tx-reports.schemas.ts';
 import type { TxReportService } from './tx-reports.service.ts';
 
 /**
- * TX Reports (SPEC.md section 2) for any signed-in staff member: viewing
- * and downloading are open to every dashboard user (section 6). A factory
+ * TX Reports (docs/behaviour.md#tx-reports) for any signed-in staff member: viewing
+ * and downloading are open to every dashboard user (docs/behaviour.md#roles-and-permissions). A factory
  * rather than plugin options because the staff scope registers plain plugins.
  */
 export function txReportRoutes(service: TxReportService): FastifyPluginAsyncTypebox {

@@ -3,8 +3,8 @@ import { ListResponse, PageQueryProperties } from '../../http/list-query.ts';
 import { SubmissionFilterProperties } from '../tx-puller/tx-puller.schemas.ts';
 
 /**
- * Wire shapes of TX Reports (SPEC.md sections 2 "TX Reports", 3 "Tx report
- * row" and 7 "/rest-api/tx-reports/list"): one row per accepted single
+ * Wire shapes of TX Reports (docs/behaviour.md#tx-reports, docs/behaviour.md#data-shapes "Tx report
+ * row" and docs/behaviour.md#staff-calls "/rest-api/tx-reports/list"): one row per accepted single
  * transaction and one per package, newest first, with what each earned.
  */
 

@@ -6,7 +6,7 @@ import { submissionFilters } from '../accepted-submissions/accepted-submissions.
 import { pageReport, reportBatches, type ReportRecord } from './tx-reports.repository.ts';
 import type { TxReportListResponse, TxReportQuery, TxReportRow } from './tx-reports.schemas.ts';
 
-/** The TX Reports screen's columns (SPEC.md section 2, and the Public network column the screen adds), the header of its download. */
+/** The TX Reports screen's columns (docs/behaviour.md#tx-reports), the header of its download. */
 export const TX_REPORT_CSV_HEADER = [
   'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network',
 ] as const;
@@ -14,7 +14,7 @@ export const TX_REPORT_CSV_HEADER = [
 /**
  * What a submission pays above the market rate when it was priced, in whole
  * sats: max(0, fee − round(market_rate × vsize)). The market price of its
- * size is rounded to a whole sat, as every amount is (DESIGN.md, convention
+ * size is rounded to a whole sat, as every amount is (docs/architecture.md, convention
  * 5); a fee under the market (a discounted client) earned no premium, not a
  * negative one. Unknown when any part was not recorded.
  */
@@ -59,7 +59,7 @@ async function* numbered(batches: AsyncIterable<ReportRecord[]>): AsyncGenerator
 
 export interface TxReportService {
   list(query: TxReportQuery): Promise<TxReportListResponse>;
-  /** Every matching row as CSV, streamed (SPEC.md section 7: tx-report-{timestamp}.csv). */
+  /** Every matching row as CSV, streamed (docs/behaviour.md#downloads: tx-report-{timestamp}.csv). */
   download(query: TxReportQuery): Promise<CsvDownload>;
 }
 

@@ -4,7 +4,7 @@ import { PAGE_SIZES, pageCount, rangeLabel } from './page-sizes.ts';
 export interface Column<Row> {
   header: string;
   cell: (row: Row, index: number) => ReactNode;
-  /** Hidden for staff who view only (the Actions columns, SPEC.md section 6). */
+  /** Hidden for staff who view only (the Actions columns, docs/behaviour.md#roles-and-permissions). */
   adminOnly?: boolean;
   /** Pinned to the right edge while the table scrolls sideways: a row's actions stay in reach. */
   sticky?: boolean;
@@ -41,7 +41,7 @@ export interface DataTableProps<Row> {
 }
 
 /**
- * The dashboard's one table (SPEC.md section 2): 'Loading data...' while
+ * The dashboard's one table (docs/behaviour.md#tables-filters-and-dates): 'Loading data...' while
  * loading, 'No data found' when empty, rows per page, first/previous/next/last
  * and the 'from - to of total' label. Paging is the server's; this only asks.
  */

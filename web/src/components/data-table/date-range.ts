@@ -1,4 +1,4 @@
-/** SPEC.md sections 5 and 9: dates are yyyy-MM-dd, years 1900-2100, and To cannot precede From. */
+/** docs/behaviour.md#tables-filters-and-dates: dates are yyyy-MM-dd, years 1900-2100, and To cannot precede From. */
 export const DATE_INPUT_NOT_VALID = 'Date input not valid.';
 export const MIN_DATE = '1900-01-01';
 export const MAX_DATE = '2100-12-31';
@@ -27,7 +27,7 @@ export function dateRangeProblem(from: string, to: string): string | null {
   return null;
 }
 
-/** SPEC.md section 7: start dates go to the server at 00:00:00, end dates at 23:59:59. */
+/** docs/behaviour.md#dates-in-calls: start dates go to the server at 00:00:00, end dates at 23:59:59. */
 export function dayStart(date: string): string | undefined {
   return date === '' ? undefined : `${date} 00:00:00`;
 }

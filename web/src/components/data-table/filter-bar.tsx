@@ -15,7 +15,7 @@ export interface FilterBarProps<F extends string> {
   onClear: () => void;
 }
 
-/** A list's filters with Search and Clear (SPEC.md sections 2 and 4). */
+/** A list's filters with Search and Clear (docs/behaviour.md#tables-filters-and-dates). */
 export function FilterBar<F extends string>({ fields, applied, onSearch, onClear }: FilterBarProps<F>) {
   const [draft, setDraft] = useState(applied);
   const [appliedSeen, setAppliedSeen] = useState(applied);

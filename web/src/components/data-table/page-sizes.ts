@@ -1,4 +1,4 @@
-/** SPEC.md section 9: rows per page, default 10, first page 1. */
+/** docs/behaviour.md#limits-and-constants: rows per page, default 10, first page 1. */
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 export type PageSize = (typeof PAGE_SIZES)[number];
 export const DEFAULT_PAGE_SIZE: PageSize = 10;
@@ -7,7 +7,7 @@ export function isPageSize(value: number): value is PageSize {
   return (PAGE_SIZES as readonly number[]).includes(value);
 }
 
-/** The 'from - to of total' label of SPEC.md section 2. */
+/** The 'from - to of total' label of docs/behaviour.md#tables-filters-and-dates. */
 export function rangeLabel(page: number, limit: number, total: number): string {
   if (total === 0) return '0 - 0 of 0';
   const from = (page - 1) * limit + 1;

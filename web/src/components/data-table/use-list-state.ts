@@ -8,7 +8,7 @@ export interface ListState<F extends string> {
   /** Applied filters, '' when unset. */
   filters: Record<F, string>;
   setPage: (page: number) => void;
-  /** SPEC.md section 4: changing rows per page goes back to page 1. */
+  /** docs/behaviour.md#tables-filters-and-dates: changing rows per page goes back to page 1. */
   setLimit: (limit: number) => void;
   /** Search applies the filters and goes back to page 1. */
   search: (filters: Record<F, string>) => void;
@@ -23,7 +23,7 @@ function positiveInt(text: string | null): number | undefined {
 }
 
 /**
- * A list's filters, page and rows per page live in the address (DESIGN.md,
+ * A list's filters, page and rows per page live in the address (docs/architecture.md,
  * convention 8), so reload, back and a shared link all show the same list.
  * Values that make no sense in the address fall back to the defaults.
  */

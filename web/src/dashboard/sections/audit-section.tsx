@@ -10,7 +10,7 @@ import { Modal } from '../../components/modal.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { ClientLogs, DiscountLogs, SettingLogs } from './change-logs.tsx';
 
-/** SPEC.md section 2, Logs: four tabs; the tab is in the address like the section. */
+/** docs/behaviour.md#logs: four tabs; the tab is in the address like the section. */
 const TABS = [
   { id: 'audit', label: 'Audit Logs' },
   { id: 'settings', label: 'Setting Logs' },
@@ -83,7 +83,7 @@ function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
 
 const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? 'None' : value);
 
-/** SPEC.md section 2: the 'Audit Details' modal; missing values show as None or N/A. */
+/** docs/behaviour.md#logs: the 'Audit Details' modal; missing values show as None or N/A. */
 function AuditDetails({ row, onClose }: { row: AuditRow; onClose: () => void }) {
   const details: Array<[string, string]> = [
     ['IP Address', row.ip_address ?? 'N/A'],

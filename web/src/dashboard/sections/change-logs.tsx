@@ -9,7 +9,7 @@ import { titleCase } from './labels.ts';
 import { FilteredList } from './filtered-list.tsx';
 
 /**
- * The Setting, Discount and Client Logs tabs (SPEC.md section 2, Logs). The
+ * The Setting, Discount and Client Logs tabs (docs/behaviour.md#logs). The
  * Email column shows the email from the staff member's sign-in token, their
  * username beside it; the Email filter matches the email (or, for a row
  * without one, such as a local account's, the username).

@@ -1,7 +1,7 @@
 import { activeLabel, dateOnly, percent, titleCase } from './labels.ts';
 
 /**
- * The Change cells of the Discount and Client Logs (SPEC.md section 2): each
+ * The Change cells of the Discount and Client Logs (docs/behaviour.md#logs): each
  * field that changed as 'Field Name: previous -> updated', field names
  * title-cased, dates as dates (with their times when only the time changed),
  * the discount as a percent. A side that has no value (before a create, after

@@ -6,7 +6,7 @@ import { formFailure, FormError } from '../../components/form-field.tsx';
 import { DASHBOARD_TOAST, notify } from '../../lib/toasts.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 
-/** The dashboard's date format (SPEC.md section 9), with the time: yyyy-MM-dd HH:mm:ss. */
+/** The dashboard's date format (docs/behaviour.md#tables-filters-and-dates), with the time: yyyy-MM-dd HH:mm:ss. */
 const when = (iso: string | null) => (iso === null ? '' : formatDateTime(iso));
 
 /**

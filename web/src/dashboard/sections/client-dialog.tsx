@@ -87,6 +87,6 @@ function ClientForm({ row }: { row: ClientRow | undefined }) {
 
 function DeleteClient({ row }: { row: ClientRow }) {
   const remove = useDeleteClient();
-  // SPEC.md section 4: the discount wording, with the client's name in place of the code.
+  // docs/behaviour.md#dialogs: the discount wording, with the client's name in place of the code.
   return <ConfirmDelete question={`Are you sure you want to delete the client code ${row.name}?`} id={row.id} remove={remove} successMessage="Client deleted successfully!" />;
 }

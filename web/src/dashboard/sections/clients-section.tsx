@@ -19,7 +19,7 @@ const FIELDS: ReadonlyArray<FilterField<FilterName<typeof CLIENTS>>> = [
 const text = (value: string | null) => value ?? '';
 
 /**
- * SPEC.md section 2, Client Management: the client registry with its
+ * docs/behaviour.md#client-management: the client registry with its
  * filters; administrators add and edit clients, delete those that no
  * discount code refers to (is_deletable), and issue and revoke the API keys
  * a client uses for the public API's dry run.
@@ -52,7 +52,7 @@ export function ClientsSection({ isAdmin }: { isAdmin: boolean }) {
           <button type="button" className="button small" aria-label={`Webhook of client ${row.name}`} onClick={() => setDialog({ mode: 'webhook', row })}>
             Webhook
           </button>
-          {/* SPEC.md section 6: delete only while nothing refers to the client. */}
+          {/* docs/behaviour.md#client-management: delete only while nothing refers to the client. */}
           {row.is_deletable && (
             <button type="button" className="button small danger" aria-label={`Delete client ${row.name}`} onClick={() => setDialog({ mode: 'delete', row })}>
               Delete

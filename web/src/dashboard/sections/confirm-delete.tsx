@@ -9,7 +9,7 @@ interface DeleteMutation {
 }
 
 /**
- * The delete mode of a back-office dialog (SPEC.md section 4): the question,
+ * The delete mode of a back-office dialog (docs/behaviour.md#dialogs): the question,
  * the server's refusal if any, Cancel and Delete; on success a toast and the
  * dialog closes.
  */

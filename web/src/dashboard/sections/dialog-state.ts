@@ -1,6 +1,6 @@
 /**
- * DESIGN.md convention 8: one dialog state per screen. The modal that serves
- * add, edit and delete (SPEC.md sections 2 and 4) reads its mode and, for edit
+ * docs/architecture.md, convention 8: one dialog state per screen. The modal that serves
+ * add, edit and delete (docs/behaviour.md#dialogs) reads its mode and, for edit
  * and delete, the row it acts on.
  */
 export type DialogMode = 'add' | 'edit' | 'delete';

@@ -23,7 +23,7 @@ function splitDateTime(text: string, wholeDay: string): DateTimeValue {
   return { date, time: time.endsWith(':00') ? time.slice(0, 5) : time };
 }
 
-/** Digits only (SPEC.md section 5): anything else typed is dropped. */
+/** Digits only (docs/behaviour.md#validation-rules): anything else typed is dropped. */
 function digitsOnly(field: UseFormRegisterReturn): UseFormRegisterReturn {
   return {
     ...field,
@@ -42,12 +42,12 @@ function valuesOf(row: DiscountRow | undefined) {
     discount_percentage: row ? String(row.discount_percentage) : '',
     valid_from: row ? splitDateTime(row.valid_from, DAY_START) : { date: '', time: '' },
     valid_until: row ? splitDateTime(row.valid_until, DAY_END) : { date: '', time: '' },
-    // A new code starts active (SPEC.md section 4).
+    // A new code starts active (docs/behaviour.md#discount-management).
     status: (row ? String(row.status) : 'true') as '' | 'true' | 'false',
   };
 }
 
-/** The one modal of Discount Management: add, edit or delete (SPEC.md section 4). */
+/** The one modal of Discount Management: add, edit or delete (docs/behaviour.md#dialogs). */
 export function DiscountDialog({ state, onClose }: { state: NonNullable<DialogState<DiscountRow>>; onClose: () => void }) {
   const title = state.mode === 'add' ? 'Add New Discount' : state.mode === 'edit' ? 'Edit Discount' : 'Delete Discount';
   return (
@@ -58,7 +58,7 @@ export function DiscountDialog({ state, onClose }: { state: NonNullable<DialogSt
 }
 
 function DiscountForm({ row }: { row: DiscountRow | undefined }) {
-  // SPEC.md section 5: the from-date picker starts today; a code that began earlier keeps its date when edited.
+  // docs/behaviour.md#discount-management: the from-date picker starts today; a code that began earlier keeps its date when edited.
   const [earliestFrom] = useState(() => {
     const today = todayUtc();
     return row && row.valid_from.slice(0, 10) < today ? row.valid_from.slice(0, 10) : today;
@@ -138,7 +138,7 @@ function DiscountForm({ row }: { row: DiscountRow | undefined }) {
             id="discount-valid-until"
             label="Valid Until"
             value={field.value}
-            // Valid-until cannot precede valid-from (SPEC.md section 5).
+            // Valid-until cannot precede valid-from (docs/behaviour.md#discount-management).
             minDate={validFrom.date || earliestFrom}
             wholeDayLabel="End of day (23:59:59)"
             onChange={field.onChange}
@@ -161,7 +161,7 @@ function DiscountForm({ row }: { row: DiscountRow | undefined }) {
       ) : (
         <FormField id="discount-status" label="Status" error={errorOf('status')}>
           <select {...register('status')} {...describedBy('discount-status', errorOf('status'))}>
-            {/* SPEC.md section 5: an empty placeholder option; left empty, a new code starts active. */}
+            {/* docs/behaviour.md#discount-management: an empty placeholder option; left empty, a new code starts active. */}
             <option value="">Select status</option>
             <option value="true">Active</option>
             <option value="false">Inactive</option>

@@ -29,7 +29,7 @@ const FIELDS: ReadonlyArray<FilterField<FilterName<typeof DISCOUNTS>>> = [
 ];
 
 /**
- * SPEC.md section 2, Discount Management: the codes issued to clients, with
+ * docs/behaviour.md#discount-management: the codes issued to clients, with
  * their filters; administrators add, edit and delete them in one modal.
  */
 export function DiscountsSection({ isAdmin }: { isAdmin: boolean }) {

@@ -1,4 +1,4 @@
-/** SPEC.md section 2: a list's Download button reads 'Downloading' while the file is on its way, and cannot be pressed again then. */
+/** docs/behaviour.md#tx-puller and docs/behaviour.md#tx-reports: a list's Download button reads 'Downloading' while the file is on its way, and cannot be pressed again then. */
 export function DownloadButton({ busy, onDownload }: { busy: boolean; onDownload: () => void }) {
   return (
     <button type="button" className="button" disabled={busy} aria-busy={busy} onClick={onDownload}>

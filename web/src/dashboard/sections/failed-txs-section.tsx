@@ -18,7 +18,7 @@ const FIELDS: ReadonlyArray<FilterField<FilterName<typeof FAILED_TXS>>> = [
   { kind: 'text', name: 'txid', label: 'Transaction ID' },
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
-  // SPEC.md sections 4 and 9: Failed by default ('' in the address), or Timeout.
+  // docs/behaviour.md#failed-transactions: Failed by default ('' in the address), or Timeout.
   { kind: 'select', name: 'tx_status', label: 'Status', options: [{ value: '', label: 'Failed' }, { value: 'Timeout', label: 'Timeout' }] },
 ];
 
@@ -28,10 +28,10 @@ export const VIEWER_RETRY_NOTE = 'Only administrators can retry transactions.';
 const NO_SELECTION: ReadonlySet<number> = new Set();
 
 /**
- * SPEC.md section 2, Failed Transaction: open failures (Failed or Timeout)
+ * docs/behaviour.md#failed-transactions: open failures (Failed or Timeout)
  * with their reasons. Staff pick rows, or every match across the pages at
  * once, and administrators move them into retry; the outcome is not shown
- * here (section 4). Only Retry Tx is for administrators (section 6): staff who
+ * here. Only Retry Tx is for administrators (docs/behaviour.md#roles-and-permissions): staff who
  * view only keep the selection and its count, with the retry disabled and
  * saying why, and no per-row Retry column.
  */
@@ -48,7 +48,7 @@ export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
   const [filterBarKey, setFilterBarKey] = useState(0);
   const afterRetry = () => {
     notify.success(RETRY_SUCCESS_MESSAGE, DASHBOARD_TOAST);
-    // SPEC.md section 4: after a retry the selection and the filters reset, on page 1 (the list reloads itself).
+    // docs/behaviour.md#failed-transactions: after a retry the selection and the filters reset, on page 1 (the list reloads itself).
     setSelected(NO_SELECTION);
     setFilterBarKey((key) => key + 1);
     list.clear();

@@ -3,8 +3,8 @@ import type { paths } from '../../api/schema.d.ts';
 import { DATE_INPUT_NOT_VALID, isValidDate, type DateTimeValue } from '../../components/data-table/date-range.ts';
 
 /**
- * The dashboard forms' rules (SPEC.md section 5) as schemas, with the SPEC's
- * messages; the server checks the same and answers with the same messages.
+ * The dashboard forms' rules (docs/behaviour.md#validation-rules) as schemas, with the
+ * documented messages; the server checks the same and answers with the same messages.
  * Each schema's output is the body its call sends.
  */
 
@@ -21,7 +21,7 @@ const required = (message: string) => v.pipe(v.string(), v.trim(), v.nonEmpty(me
 
 // Discount Management.
 
-/** The discount dates are UTC text; a date alone means the whole day (SPEC.md section 7). */
+/** The discount dates are UTC text; a date alone means the whole day (docs/behaviour.md#dates-in-calls). */
 export const DAY_START = '00:00:00';
 export const DAY_END = '23:59:59';
 
@@ -31,7 +31,7 @@ export function joinDateTime(value: DateTimeValue, wholeDay: string): string {
   return `${value.date} ${time}`;
 }
 
-/** SPEC.md section 7: a date-only end is sent as 'date 23: 59: 59' (the server reads it as 23:59:59). */
+/** docs/behaviour.md#dates-in-calls: a date-only end is sent as 'date 23: 59: 59' (the server reads it as 23:59:59). */
 const untilText = (value: DateTimeValue) => (value.time === '' ? `${value.date} 23: 59: 59` : joinDateTime(value, DAY_END));
 
 /** A picked date (and time), required; the date no earlier than `earliest`. */

@@ -1,6 +1,6 @@
-/** How the back-office screens write values (SPEC.md section 2). */
+/** How the back-office screens write values (docs/behaviour.md#dashboard). */
 
-/** 'fee_rate_floor' becomes 'Fee Rate Floor' (SPEC.md section 3: snake_case names shown title-cased). */
+/** 'fee_rate_floor' becomes 'Fee Rate Floor' (docs/behaviour.md#settings: snake_case names shown title-cased). */
 export function titleCase(snake: string): string {
   return snake
     .split('_')

@@ -7,7 +7,7 @@ export function tableLoading(query: Pick<UseQueryResult, 'isPending' | 'isFetchi
   return query.isPending || (query.isFetching && query.isPlaceholderData);
 }
 
-/** SPEC.md section 4: Clear drops the filters and reloads unfiltered, even when none was applied. */
+/** docs/behaviour.md#tables-filters-and-dates: Clear drops the filters and reloads unfiltered, even when none was applied. */
 export function clearAndReload<F extends string>(list: ListState<F>, query: Pick<UseQueryResult, 'refetch'>): void {
   if (Object.values<string>(list.filters).every((value) => value === '')) void query.refetch();
   list.clear();

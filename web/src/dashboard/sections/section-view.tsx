@@ -28,7 +28,7 @@ export function SectionView({ section, isAdmin }: { section: Section; isAdmin: b
   }
 }
 
-/** SPEC.md section 2: a full-height frame of the backend's /mempool/ dashboard. */
+/** docs/behaviour.md#mempool-view: a full-height frame of the backend's /mempool/ dashboard. */
 function MempoolSection() {
   return (
     <section className="section mempool-section" aria-labelledby="section-title">

@@ -17,7 +17,7 @@ const TITLE = sectionFor('settings').title;
 const NO_FILTERS: readonly never[] = [];
 
 /**
- * SPEC.md section 2, Settings: every setting with its value and description;
+ * docs/behaviour.md#settings: every setting with its value and description;
  * administrators edit one at a time. The server answers them all at once, so
  * the table pages them here, with the page and rows per page in the address
  * like every other list.

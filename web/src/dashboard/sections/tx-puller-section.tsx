@@ -15,7 +15,7 @@ import { FilteredList } from './filtered-list.tsx';
 
 const TITLE = sectionFor('txPuller').title;
 
-/** SPEC.md section 2: two tabs, single transactions first; the tab is in the address like the section. */
+/** docs/behaviour.md#tx-puller: two tabs, single transactions first; the tab is in the address like the section. */
 const TABS: ReadonlyArray<{ id: SubmissionType; label: string }> = [
   { id: 'tx_submissions', label: 'Tx Submissions' },
   { id: 'package_submissions', label: 'Package Submissions' },
@@ -32,10 +32,10 @@ function tabFor(value: string | null): SubmissionType {
 }
 
 /**
- * SPEC.md section 2, Tx Puller: the transactions and packages the node
+ * docs/behaviour.md#tx-puller: the transactions and packages the node
  * accepted, newest first, with their hex to pull, filters and a CSV download
  * of everything the filters match. Every dashboard user may view and
- * download (section 6).
+ * download (docs/behaviour.md#roles-and-permissions).
  */
 export function TxPullerSection({ isAdmin }: { isAdmin: boolean }) {
   const [params] = useSearchParams();
@@ -124,7 +124,7 @@ function PullerList({ type, isAdmin }: { type: SubmissionType; isAdmin: boolean 
 /** Downloads what the tab's applied filters (those in the address, not what is typed) select. */
 function PullerDownload({ type }: { type: SubmissionType }) {
   const { filters } = useListState(TX_PULLER[type].filters);
-  // SPEC.md section 7: tx-puller-{type}-report-{timestamp}.csv, the server's name.
+  // docs/behaviour.md#downloads: tx-puller-{type}-report-{timestamp}.csv, the server's name.
   const download = useListDownload(TX_PULLER[type], `tx-puller-${type}-report.csv`);
   return <DownloadButton busy={download.isPending} onDownload={() => download.mutate(filters)} />;
 }

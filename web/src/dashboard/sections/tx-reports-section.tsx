@@ -19,7 +19,7 @@ const FIELDS: ReadonlyArray<FilterField<FilterName<typeof TX_REPORTS>>> = [
   { kind: 'dates', from: 'from_date', to: 'to_date' },
 ];
 
-/** SPEC.md section 9: a shortened txid; section 2: linked to the network's block explorer, which regtest has none of. */
+/** docs/behaviour.md#tx-reports: a shortened txid, linked to the network's block explorer, which regtest has none of. */
 function PaymentTx({ txid, network }: { txid: string; network: string | undefined }) {
   const url = explorerTxUrl(network, txid);
   const text = <code>{shortTxid(txid)}</code>;
@@ -40,14 +40,14 @@ function PaymentTx({ txid, network }: { txid: string; network: string | undefine
 const fixed = (value: number | null, suffix = '') => (value === null ? 'N/A' : `${value.toFixed(2)}${suffix}`);
 
 /**
- * SPEC.md section 2, TX Reports: what each accepted transaction and package
+ * docs/behaviour.md#tx-reports: what each accepted transaction and package
  * earned, newest first (revenue is its fee; premium what the fee pays above
  * the market rate), with filters and a CSV download of everything the
- * filters match. Every dashboard user may view and download (section 6).
+ * filters match. Every dashboard user may view and download (docs/behaviour.md#roles-and-permissions).
  */
 export function TxReportsSection({ isAdmin }: { isAdmin: boolean }) {
   const { list, query } = useList(TX_REPORTS);
-  // SPEC.md section 7: tx-report-{timestamp}.csv, the server's name.
+  // docs/behaviour.md#downloads: tx-report-{timestamp}.csv, the server's name.
   const download = useListDownload(TX_REPORTS, 'tx-report.csv');
   const network = useInfo().data?.network;
   const columns: Column<TxReportRow>[] = [

@@ -3,7 +3,7 @@ import { formatCount, MAX_ENTRIES } from './batch-input.ts';
 import { readTar, TarError, type TarMember } from './tar-reader.ts';
 
 /**
- * Archives unpacked in the browser, bounded (issue 19): this module (and
+ * Archives unpacked in the browser, bounded (docs/behaviour.md#batch-page): this module (and
  * fflate) is loaded only when a file is an archive. Nothing is inflated past
  * the byte budget: a zip's members are inflated into buffers of their
  * declared sizes, which are summed first (and each held to the bytes it

@@ -13,7 +13,7 @@ import {
 } from './batch-input.ts';
 
 /**
- * Files picked or dropped (issue 19): .txt and .hex hold one entry per line;
+ * Files picked or dropped (docs/behaviour.md#batch-page): .txt and .hex hold one entry per line;
  * a .psbt holds one PSBT, binary or text; .zip, .tar and .tar.gz/.tgz
  * archives hold such files, never other archives. Entries are ordered by file
  * name (numbers compared as numbers), so 01-parent, 02-child and 10-last

@@ -1,5 +1,5 @@
 /**
- * Many transactions at once (issue 19): one entry per line, blank lines and
+ * Many transactions at once (docs/behaviour.md#batch-page): one entry per line, blank lines and
  * lines starting with '#' skipped, commas within a line a package (parents
  * first, as in the single-paste box). What an entry holds (a raw transaction
  * hex, or a PSBT as base64 or hex) is for the server to recognise; the

@@ -50,7 +50,7 @@ function useKnownMinimum(rate: number | undefined, updatedAt: number): KnownMini
 }
 
 /**
- * Many transactions at once (issue 19): pasted one per line, or picked or
+ * Many transactions at once (docs/behaviour.md#batch-page): pasted one per line, or picked or
  * dropped as files and archives, into a queue that decodes each row, sends
  * them in order one at a time when asked, and keeps every row and its result
  * until the user removes it (across reloads, for the browser session).
