@@ -1,5 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { NODE_CALLS } from '../src/http/node-call-budget.ts';
 import { QUOTE_INVALID_MESSAGE, QUOTE_NEEDS_CLIENT_MESSAGE, QUOTE_NO_CLIENT_MESSAGE, QUOTE_OTHER_CLIENT_MESSAGE, quoteExpiredMessage, type Quote } from '../src/modules/quotes/quote-token.ts';
 import { rotateReceiptKey, withdrawReceiptKeyByKid } from '../src/modules/receipts/receipt-keys.ts';
@@ -13,7 +18,7 @@ import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { get, post, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
- * Quotes that hold and receipts that prove (issue 29), end to end on a
+ * Quotes that hold and receipts that prove (docs/behaviour.md#quotes-and-receipts), end to end on a
  * regtest node and each database engine: a quote honoured after the
  * minimum rose, refused expired, for another client code or altered; every
  * accepted submission's receipt, checked with the published keys only (the
@@ -41,6 +46,14 @@ interface Proof {
 }
 
 let node: TestNode;
+
+/** The README's verify-receipt.mjs, as a reader would copy it. */
+async function readmeScript(): Promise<string> {
+  const readme = await readFile(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+  const block = /```js\n(\/\/ verify-receipt\.mjs[\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'the README has verify-receipt.mjs');
+  return block[1]!;
+}
 
 before(async () => {
   node = await startTestNode();
@@ -273,6 +286,37 @@ for (const engine of testDatabases()) {
       bytes[bytes.length - 40] = bytes[bytes.length - 40]! ^ 0xff;
       assert.equal((await checkInclusion(claims, bytes.toString('hex'), header)).ok, false);
       assert.equal((await checkInclusion({ txid: 'a'.repeat(64) }, answer.body.proof, header)).ok, false);
+    });
+
+    test("the README's verify-receipt.mjs checks the same: signed, then mined in the node's block", async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'verify-receipt-'));
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const address = t.app.server.address();
+      const portal = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      try {
+        const script = path.join(dir, 'verify-receipt.mjs');
+        await writeFile(script, await readmeScript());
+        const run = async (receipt: string, header?: string) => {
+          const file = path.join(dir, 'receipt.jws');
+          await writeFile(file, `${receipt}\n`);
+          const { stdout } = await promisify(execFile)(process.execPath, [script, portal, file, ...(header ? [header] : [])]).catch((error: { stdout: string }) => error);
+          return stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+        };
+        const tx = await node.buildTx({ feeRate: 4 });
+        const receipt = (await post<Answer>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).body.receipt!;
+        const early = await run(receipt);
+        assert.deepEqual([early[0]!.signed, (early[0]!.claims as ReceiptClaims).txid, early[1]], [true, tx.txid, { proof: NOT_MINED_MESSAGE }]);
+        const [hash] = await node.mine(1);
+        const header = await node.rpc.call<string>('getblockheader', [hash, false]);
+        const mined = await run(receipt, header);
+        assert.deepEqual(mined[1], { block_height: await node.rpc.call<number>('getblockcount'), included: true, merkle_root_matches: true, header_is_the_block: true });
+        // Against another block's header, the root does not match; an altered receipt is not signed.
+        const other = await node.rpc.call<string>('getblockheader', [await node.rpc.call<string>('getblockhash', [1]), false]);
+        assert.deepEqual([(await run(receipt, other))[1]!.merkle_root_matches, (await run(receipt, other))[1]!.header_is_the_block], [false, false]);
+        assert.equal((await run(altered(receipt, (c) => (c.fee = 1))))[0]!.signed, false);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     test('rotation keeps old receipts valid; a withdrawn key\'s receipts fail everywhere', async () => {

@@ -54,7 +54,7 @@ async function quote(service: SubmissionContext, rawClientCode: string | undefin
 
 /**
  * The block height, network and the fee rate a transaction without a
- * discount must pay now (SPEC.md section 3's Info), and a quote of the
+ * discount must pay now (docs/behaviour.md#data-shapes: Info), and a quote of the
  * minimum for `rawClientCode` (its discount applied), which a submission
  * may name to be judged by it while it holds.
  */
