@@ -7,7 +7,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { NODE_CALLS } from '../src/http/node-call-budget.ts';
 import { QUOTE_INVALID_MESSAGE, QUOTE_NEEDS_CLIENT_MESSAGE, QUOTE_NO_CLIENT_MESSAGE, QUOTE_OTHER_CLIENT_MESSAGE, quoteExpiredMessage, type Quote } from '../src/modules/quotes/quote-token.ts';
-import { rotateReceiptKey, withdrawReceiptKeyByKid } from '../src/modules/receipts/receipt-keys.ts';
+import { withdrawReceiptKeyByKid } from '../src/modules/receipts/receipt-keys.ts';
+import { parseStaffCommand, runStaffCommand } from '../src/auth/staff-commands.ts';
 import { RECEIPT_WITHDRAWN_KEY_MESSAGE } from '../src/modules/receipts/receipt-token.ts';
 import { NOT_MINED_MESSAGE } from '../src/modules/receipts/receipts.service.ts';
 import { FEE_TOO_LOW_MESSAGE } from '../src/modules/submission/submission.service.ts';
@@ -127,6 +128,13 @@ for (const engine of testDatabases()) {
           });
         }
 
+        // The preview and the dry run judge as the submission would: at the quote's minimum while it holds.
+        type Parsed = { transactions: Array<{ meets_minimum_fee: boolean }> };
+        const preview = async (quote?: string) => (await post<Parsed>(t.app, '/rest-api/parse-tx', { tx_hexes: [txs[2]!.hex], ...(quote ? { quote_id: quote } : {}) })).body.transactions[0]!.meets_minimum_fee;
+        assert.deepEqual([await preview(), await preview(info.body.quote.quote_id), await preview('q1.altered.quote')], [false, true, false]);
+        const dry = async (quote?: string) => post<Answer>(t.app, '/api/transactions', { tx_hex: txs[2]!.hex, skip_mempool_submission: true, ...(quote ? { quote_id: quote } : {}) });
+        assert.deepEqual([(await dry()).statusCode, (await dry(rates.body.quote.quote_id)).statusCode], [400, 200]);
+
         // A package (a parent and its child) under the quote, on both APIs: a receipt for each member.
         for (const [url, quote] of [['/rest-api/submit-package', info.body.quote], ['/api/transactions/packages', rates.body.quote]] as const) {
           const parent = await node.buildTx({ feeRate: 3 });
@@ -144,11 +152,12 @@ for (const engine of testDatabases()) {
 
         // The submission's audit row holds the quote it named and the receipt it got.
         await t.audit.flush();
-        const { rows } = await db.query<{ request_payload: string; response_payload: string }>(
-          "SELECT request_payload, response_payload FROM audit_logs WHERE endpoint = '/api/transactions' AND is_success ORDER BY id DESC LIMIT 1",
+        const { rows } = await db.query<{ request_payload: string }>(
+          "SELECT request_payload FROM audit_logs WHERE endpoint = '/api/transactions' AND is_success AND strpos(response_payload, $1) > 0",
+          [viaApi.body.receipt!],
         );
-        assert.ok(rows[0]!.request_payload.includes(rates.body.quote.quote_id));
-        assert.ok(rows[0]!.response_payload.includes(viaApi.body.receipt!));
+        assert.equal(rows.length, 1, 'the submission\'s row holds its receipt');
+        assert.ok(rows[0]!.request_payload.includes(rates.body.quote.quote_id), 'and the quote it named');
       } finally {
         await floor('2');
       }
@@ -322,7 +331,15 @@ for (const engine of testDatabases()) {
     test('rotation keeps old receipts valid; a withdrawn key\'s receipts fail everywhere', async () => {
       const first = (await post<Answer>(t.app, '/api/transactions', { tx_hex: (await node.buildTx({ feeRate: 4 })).hex })).body.receipt!;
       const firstKid = (decodeReceipt(first) as { value: { header: { kid: string } } }).value.header.kid;
-      const { kid: rotated } = await rotateReceiptKey(db, TEST_AUTH_KEY);
+      // As `npm run staff -- rotate-receipt-key` runs it (the channel checks the request as the CLI does).
+      const staff = async (request: object) => runStaffCommand(db, async () => TEST_AUTH_KEY, parseStaffCommand(request));
+      const rotatedLine = (await staff({ command: 'rotate-receipt-key' }))[0]!;
+      const rotated = /new receipt signing key (receipt-[0-9a-f-]{36});/.exec(rotatedLine)?.[1];
+      assert.ok(rotated, rotatedLine);
+      const listed = await staff({ command: 'receipt-keys' });
+      assert.match(listed.find((line) => line.startsWith(firstKid))!, /retired .* \(still published\)$/);
+      assert.match(listed.find((line) => line.startsWith(rotated))!, /\tsigning$/);
+      assert.throws(() => parseStaffCommand({ command: 'withdraw-receipt-key', kid: 'not-a-kid' }), /receipt key id/);
       const second = (await post<Answer>(t.app, '/api/transactions', { tx_hex: (await node.buildTx({ feeRate: 4 })).hex })).body.receipt!;
       assert.equal((decodeReceipt(second) as { value: { header: { kid: string } } }).value.header.kid, rotated, 'signed with the new key at once');
       let keys = await jwks();
@@ -330,8 +347,8 @@ for (const engine of testDatabases()) {
       assert.ok((await verifyReceipt(first, keys)).ok, 'a receipt of the retired key still verifies');
       assert.ok((await verifyReceipt(second, keys)).ok);
 
-      const withdrawn = await withdrawReceiptKeyByKid(db, TEST_AUTH_KEY, firstKid);
-      assert.deepEqual(withdrawn, { outcome: 'withdrawn', replacedBy: undefined });
+      assert.match((await staff({ command: 'withdraw-receipt-key', kid: firstKid }))[0]!, /^withdrew receipt-.*no longer published/);
+      assert.deepEqual(await withdrawReceiptKeyByKid(db, TEST_AUTH_KEY, firstKid), { outcome: 'already', replacedBy: undefined });
       keys = await jwks();
       assert.equal(keys.some((k) => k.kid === firstKid), false, 'no longer published');
       assert.equal((await verifyReceipt(first, keys)).ok, false);

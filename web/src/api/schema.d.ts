@@ -111,6 +111,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description A quote the preview is judged at while it holds, as a submission naming it would be (one that does not hold is left out here) */
+                        quote_id?: string;
                     };
                 };
             };

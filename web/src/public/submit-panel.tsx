@@ -83,7 +83,6 @@ export function SubmitPanel() {
   const single = useSubmitTx();
   const pack = useSubmitPackage();
   const { items, isPackage } = splitHexInput(text);
-  const parsed = useParsePreview(items, clientCode);
   const submitting = single.isPending || pack.isPending;
   /** The toast of the last submission, closed when the next one starts. */
   const lastToast = useRef<ToastId | undefined>(undefined);
@@ -99,6 +98,7 @@ export function SubmitPanel() {
     setHeld({ fresh: answer.quote, quotes: { ...held.quotes, [code]: pickQuote(held.quotes[code], answer.quote, answer.at) } });
   }
   const quote = held.quotes[code];
+  const parsed = useParsePreview(items, clientCode, quote?.quote_id);
 
   async function submit(event: FormEvent) {
     event.preventDefault();

@@ -48,7 +48,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: TxHexesBody,
       response: { 200: ParseResponse, ...errors },
     },
-  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip) }));
+  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip), quoteId: request.body.quote_id }));
 
   app.post('/submit-tx', {
     bodyLimit: SINGLE_BODY_LIMIT,

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { StandardVerdict } from '../policy/policy.schemas.ts';
 import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
+import { MAX_QUOTE_ID_CHARS } from '../quotes/quote-token.ts';
 import { ReceiptField, ReceiptsField } from '../receipts/receipts.schemas.ts';
 
 /** Wire shapes of the public submission API (docs/behaviour.md#data-shapes and docs/behaviour.md#public-calls). One schema per shape. */
@@ -38,6 +39,7 @@ export const TxHexesBody = Type.Object(
   {
     tx_hexes: TxHexes,
     client_code: ClientCode,
+    quote_id: Type.Optional(Type.String({ maxLength: MAX_QUOTE_ID_CHARS, description: 'A quote the preview is judged at while it holds, as a submission naming it would be (one that does not hold is left out here)' })),
   },
   { additionalProperties: false },
 );

@@ -27,7 +27,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
     submitPackage: async (rawHexes: string[], rawClientCode: string | undefined, options?: SubmitOptions) =>
       submitPackage(service, await packageHexesForSubmission(service.rpc, rawHexes), rawClientCode, options),
     /** `options.clientAddress`: a transaction below the minimum is kept as a parent that address offered (child pays for parent). */
-    parse: (rawHexes: string[], rawClientCode: string | undefined, options?: Pick<SubmitOptions, 'clientAddress'>) => parse(service, rawHexes, rawClientCode, options),
+    parse: (rawHexes: string[], rawClientCode: string | undefined, options?: Pick<SubmitOptions, 'clientAddress' | 'quoteId'>) => parse(service, rawHexes, rawClientCode, options),
     /** With a quote of the minimum for `rawClientCode` (none: without a client code), held for the quote validity setting. */
     info: (network: string, rawClientCode?: string) => info(service, network, rawClientCode),
     /** submit-tx's judgement without sending: nothing recorded (dry-run.ts). */

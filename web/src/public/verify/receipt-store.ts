@@ -24,7 +24,8 @@ function read(storage: ReceiptStorage): Kept {
 
 const defaultStorage = (): ReceiptStorage | undefined => {
   try {
-    return window.localStorage;
+    // Read through globalThis: the same module runs in the unit tests, where there is no window.
+    return (globalThis as { localStorage?: ReceiptStorage }).localStorage;
   } catch {
     return undefined; // storage disabled: nothing is kept, the submit answer still shows the receipt
   }

@@ -8,11 +8,8 @@ import { TxidText } from '../../components/txid-text.tsx';
 import { count, feeRate, formatDateTime } from '../../lib/format.ts';
 import { explorerBlockUrl } from '../explorer.ts';
 import { blockHashOf, checkInclusion, verifyReceipt, type ReceiptClaims } from './receipt-check.ts';
+import { INVALID_TEXT, KEYS_PATH, KEYS_UNAVAILABLE, VALID_TEXT } from './verify-texts.ts';
 
-export const VALID_TEXT = 'Valid receipt';
-export const INVALID_TEXT = 'Invalid receipt.';
-export const KEYS_UNAVAILABLE = "The pool's published keys could not be fetched. Check your connection and try again.";
-export const KEYS_PATH = '/.well-known/jwks.json';
 
 type Verdict = { kind: 'valid'; claims: ReceiptClaims; receipt: string } | { kind: 'invalid'; reason: string } | { kind: 'error'; message: string };
 type Inclusion = { kind: 'proved'; proof: ReceiptProof } | { kind: 'refused'; message: string };
