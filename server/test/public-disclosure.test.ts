@@ -4,6 +4,7 @@ import { btcToSats } from '../src/bitcoin/amounts.ts';
 import { createHash } from 'node:crypto';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { invalidSignatureMessage, OTHER_WITNESS_MESSAGE } from '../src/modules/submission/submission-rules.ts';
+import { DRY_RUN_PRIVATE_CONFLICT_MESSAGE, PRIVATE_CONFLICT_MESSAGE } from '../src/modules/submission/private-conflicts.ts';
 import { REMOVAL_MESSAGES, REPLACED_ELSEWHERE_MESSAGE } from '../src/modules/status/removal-finder.ts';
 import type { StatusResponse } from '../src/modules/status/status.schemas.ts';
 import { OP_TRUE_P2WSH, unsignedSpendOf } from './helpers/keyless-spends.ts';
@@ -206,6 +207,77 @@ for (const engine of testDatabases()) {
       assert.deepEqual([ofHidden.statusCode, ofHidden.body], [ofStranger.statusCode, ofStranger.body]);
       const submitted = await post<{ message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: withHighS(hidden.hex) });
       assert.deepEqual([submitted.statusCode, submitted.body.message], [422, invalidSignatureMessage(0)]);
+    });
+
+    test('a version 3 child refused for paying less than a private sibling: neither the sibling nor its fee rate is told', async () => {
+      // P: a version 3 parent with two keyless outputs, submitted here (public). C1: the pool's private
+      // child of P:0. C2: a stranger's child of P:1, which the node judges by sibling eviction (BIP431):
+      // its refusal would be worded with C1's fee rate ("old feerate …").
+      const { segwit } = await node.rpc.call<{ segwit: { address: string } }>('decodescript', ['51']);
+      const fundingTxid = await node.wallet.call<string>('sendtoaddress', [segwit.address, 0.002]);
+      await node.mine(1);
+      const funding = decodeTxHex(await node.rpc.call<string>('getrawtransaction', [fundingTxid, 0]));
+      const spend = (txid: string, vout: number, values: number[]) =>
+        encodeTxHex({
+          version: 3,
+          locktime: 0,
+          inputs: [{ txid, vout, scriptSig: '', sequence: 0xffff_fffd, witness: ['51'] }],
+          outputs: values.map((value) => ({ value, scriptPubKey: OP_TRUE_P2WSH })),
+        });
+      const parent = spend(fundingTxid, funding.outputs.findIndex((o) => o.scriptPubKey === OP_TRUE_P2WSH), [90_000, 90_000]);
+      const parentTxid = decodeTxHex(parent).txid;
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: parent })).body.status, 'success');
+      await t.records.idle();
+      const sibling = spend(parentTxid, 0, [90_000 - 7_777]);
+      await node.rpc.call('sendrawtransaction', [sibling]);
+      const siblingRate = (await node.rpc.call<{ fees: { base: number }; vsize: number }>('getmempoolentry', [decodeTxHex(sibling).txid]));
+      // The sibling's fee rate as the node words it (BTC/kvB, 8 decimals).
+      const told = ((btcToSats(siblingRate.fees.base) / siblingRate.vsize) * 1000 / 1e8).toFixed(8);
+
+      const probe = spend(parentTxid, 1, [90_000 - 3_000]);
+      const answers = {
+        submit: await post<Record<string, unknown>>(t.app, '/rest-api/submit-tx', { tx_hex: probe }),
+        pkg: await post<Record<string, unknown>>(t.app, '/rest-api/submit-package', { tx_hexes: [probe] }),
+        dry: await post<Record<string, unknown>>(t.app, '/api/transactions', { tx_hex: probe, skip_mempool_submission: true }),
+      };
+      for (const [path, res] of Object.entries(answers)) {
+        assert.ok(res.statusCode === 422 || res.statusCode === 400, `${path}: ${JSON.stringify(res.body)}`);
+        assert.doesNotMatch(JSON.stringify(res.body), new RegExp(told), `${path} tells the private sibling's fee rate`);
+        assert.doesNotMatch(JSON.stringify(res.body), /sibling|old feerate/, `${path} tells that a private sibling exists`);
+        assert.equal(res.body.message, path === 'dry' ? DRY_RUN_PRIVATE_CONFLICT_MESSAGE : PRIVATE_CONFLICT_MESSAGE, path);
+      }
+      assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(decodeTxHex(sibling).txid), 'the sibling stays');
+      await node.mine(1);
+    });
+
+    test('a dry run cannot measure a private sibling\'s fee rate: a version 3 child below and above it hears the same', async () => {
+      // As above: P public (submitted here), C1 its private child. A stranger holding P:1 dry-runs children
+      // at several fees; were the answers to flip from refusal to success where C1's rate lies, a bisection of
+      // free, invisible requests would measure a private transaction's fee rate (the submission itself evicts
+      // C1 when it succeeds, so only the dry run can be repeated at will).
+      const { segwit } = await node.rpc.call<{ segwit: { address: string } }>('decodescript', ['51']);
+      const fundingTxid = await node.wallet.call<string>('sendtoaddress', [segwit.address, 0.002]);
+      await node.mine(1);
+      const funding = decodeTxHex(await node.rpc.call<string>('getrawtransaction', [fundingTxid, 0]));
+      const spend = (txid: string, vout: number, values: number[]) =>
+        encodeTxHex({
+          version: 3,
+          locktime: 0,
+          inputs: [{ txid, vout, scriptSig: '', sequence: 0xffff_fffd, witness: ['51'] }],
+          outputs: values.map((value) => ({ value, scriptPubKey: OP_TRUE_P2WSH })),
+        });
+      const parent = spend(fundingTxid, funding.outputs.findIndex((o) => o.scriptPubKey === OP_TRUE_P2WSH), [90_000, 90_000]);
+      const parentTxid = decodeTxHex(parent).txid;
+      assert.equal((await post<{ status: string }>(t.app, '/rest-api/submit-tx', { tx_hex: parent })).body.status, 'success');
+      await t.records.idle();
+      await node.rpc.call('sendrawtransaction', [spend(parentTxid, 0, [90_000 - 7_777])]);
+
+      const dry = async (fee: number) => {
+        const res = await post<{ status: string; message: string }>(t.app, '/api/transactions', { tx_hex: spend(parentTxid, 1, [90_000 - fee]), skip_mempool_submission: true });
+        return [res.statusCode, res.body.status, res.body.message];
+      };
+      assert.deepEqual(await dry(3_000), await dry(20_000), 'the answer flips where the private sibling\'s fee lies');
+      await node.mine(1);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { ApiError } from '../../http/errors.ts';
 import type { PortalTxids } from '../submission/portal-records.repository.ts';
 import { CONFLICT_REASONS, PRIVATE_CONFLICT_MESSAGE } from '../submission/private-conflicts.ts';
 
@@ -9,6 +10,10 @@ import { CONFLICT_REASONS, PRIVATE_CONFLICT_MESSAGE } from '../submission/privat
  * the portal (portal-records.repository.ts, SQL portal_accepted) or when it
  * is mined. Anything else it names is said without its id: "a transaction
  * not submitted here".
+ *
+ * A refusal of a submission (submit-tx, submit-package, their dry runs)
+ * passes through publicRefusal: it names no transaction but the caller's
+ * own and those the portal accepted.
  *
  * Staff keep the node's own words (the replaced_by column, the audit
  * trail): this module only shapes what leaves through the public door.
@@ -37,6 +42,69 @@ export async function publicReplacer(portalTxids: PortalTxids, replacer: string 
  */
 export function withoutOtherIds(text: string, own: ReadonlySet<string>): string {
   return text.replace(ID_IN_TEXT, (id) => (own.has(id.toLowerCase()) ? id : NOT_SUBMITTED_HERE));
+}
+
+/**
+ * Texts for a public answer with every id in them kept only when it is one
+ * of `own` (lower case) or one the portal accepted; any other is said as
+ * NOT_SUBMITTED_HERE. One query, and only when a text names an id outside
+ * `own`: a refusal naming nothing else costs what it did.
+ */
+export async function withoutPrivateIds(portalTxids: PortalTxids, texts: readonly string[], own: ReadonlySet<string>): Promise<string[]> {
+  const others = [...new Set(texts.flatMap((text) => (text.match(ID_IN_TEXT) ?? []).map((id) => id.toLowerCase())))].filter((id) => !own.has(id));
+  if (others.length === 0) return [...texts];
+  const named = new Set([...own, ...(await portalTxids(others))]);
+  return texts.map((text) => withoutOtherIds(text, named));
+}
+
+/** The texts of a submitpackage result a refusal carries: the package's message and each member's reason. */
+interface PackageResultTexts {
+  package_msg?: string;
+  'tx-results'?: Record<string, { error?: string | undefined } & Record<string, unknown>>;
+}
+
+/** Refusals already passed through publicRefusal: given back as they are (a pipeline that calls another passes each once). */
+const passed = new WeakSet<ApiError>();
+
+/**
+ * A refusal of the caller's own transactions as a public answer may give
+ * it. `own`: the ids the caller's request itself carries (its
+ * transactions' txids and wtxids and the txids of the outputs they spend),
+ * which telling back tells nothing. Its message, and in a package's result
+ * the package's message and each member's reason, keep those and the ids
+ * of transactions the portal accepted; any other id can only have come from
+ * the node's words (a conflicting transaction, another member's relative)
+ * and is said without its id. The ids the result itself is keyed by are the
+ * package's own wtxids; its `replaced-transactions` passed
+ * publicPackageResult. Staff keep the node's words (staffDetail, the audit
+ * trail).
+ */
+export async function publicRefusal(portalTxids: PortalTxids, refusal: ApiError, own: ReadonlySet<string>): Promise<ApiError> {
+  if (passed.has(refusal)) return refusal;
+  const result = refusal.extra?.['result'] as PackageResultTexts | undefined;
+  const members = Object.entries(result?.['tx-results'] ?? {});
+  const texts = [refusal.message, result?.package_msg ?? '', ...members.map(([, r]) => r.error ?? '')];
+  const told = await withoutPrivateIds(portalTxids, texts, own);
+  if (told.every((text, i) => text === texts[i])) {
+    passed.add(refusal);
+    return refusal;
+  }
+  const [message, packageMsg, ...errors] = told as [string, string, ...string[]];
+  const extra = result
+    ? {
+        ...refusal.extra,
+        result: {
+          ...result,
+          ...(result.package_msg === undefined ? {} : { package_msg: packageMsg }),
+          ...(result['tx-results'] ? { 'tx-results': Object.fromEntries(members.map(([wtxid, r], i) => [wtxid, r.error === undefined ? r : { ...r, error: errors[i] }])) } : {}),
+        },
+      }
+    : refusal.extra;
+  // Staff read the node's words where the caller reads fewer.
+  const staffDetail = refusal.staffDetail ?? (message === refusal.message ? undefined : refusal.message);
+  const answer = new ApiError(refusal.statusCode, message, extra, staffDetail);
+  passed.add(answer);
+  return answer;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
-import type { SubmissionContext } from '../submission/submission-context.ts';
+import type { Queryable } from '../../db/database.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { StandardVerdict } from './policy.schemas.ts';
 import { recordPackageStandardness, recordStandardness, type RecordedStandardness } from '../submission/standard-verdicts.repository.ts';
-import { judgeStandard, UNKNOWN, type HexTx } from './standard-verdict.ts';
+import { judgeStandard, UNKNOWN, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
 
 /** At most this many characters of a reason the table does not know are kept as its code. */
 const MAX_CODE_CHARS = 100;
@@ -24,30 +25,36 @@ export function packageVerdict(members: StandardVerdict[]): StandardVerdict {
   return members.find((v) => v.verdict === 'non-standard') ?? members.find((v) => v.verdict === 'unknown') ?? (members.length > 0 ? { verdict: 'standard' } : UNKNOWN);
 }
 
+/** What noting a verdict uses: the oracle and the pool node to judge with (standard-verdict.ts), the rows to write it on, a log for a failure. */
+export interface NoteStandardnessDeps extends StandardJudgeDeps {
+  db: Queryable;
+  log: Logger;
+}
+
 /**
  * Records whether the public network would have relayed transactions the
- * pool node just accepted, once their rows are written (`after`). In the
- * background: the user's answer never waits for the oracle, and a failure
- * only leaves the verdict unset (logged). Tracked by the record keeper, so
- * that shutting down and tests wait for it.
+ * pool node just accepted, on their rows. A follow-up of the submission
+ * pipeline (submission/submission-pipeline.ts afterAnswer): the user's
+ * answer never waits for the oracle, and a failure only leaves the verdict
+ * unset (logged). Never rejects.
  */
-export function noteStandardness(service: SubmissionContext, items: HexTx[], after: Promise<unknown>): void {
-  inBackground(service, items, after, async (verdicts) => {
-    await recordStandardness(service.db, items.map(({ tx }) => ({ txid: tx.txid, ...recorded(verdicts.get(tx) ?? UNKNOWN) })));
+export async function noteStandardness(deps: NoteStandardnessDeps, items: HexTx[]): Promise<void> {
+  await judgedThen(deps, items, async (verdicts) => {
+    await recordStandardness(deps.db, items.map(({ tx }) => ({ txid: tx.txid, ...recorded(verdicts.get(tx) ?? UNKNOWN) })));
   });
 }
 
 /** The same for an accepted package (its row by `packageHash`), judged member by member, parents with their children. */
-export function notePackageStandardness(service: SubmissionContext, packageHash: string, items: HexTx[], after: Promise<unknown>): void {
-  inBackground(service, items, after, async (verdicts) => {
-    await recordPackageStandardness(service.db, packageHash, recorded(packageVerdict(items.map(({ tx }) => verdicts.get(tx) ?? UNKNOWN))));
+export async function notePackageStandardness(deps: NoteStandardnessDeps, packageHash: string, items: HexTx[]): Promise<void> {
+  await judgedThen(deps, items, async (verdicts) => {
+    await recordPackageStandardness(deps.db, packageHash, recorded(packageVerdict(items.map(({ tx }) => verdicts.get(tx) ?? UNKNOWN))));
   });
 }
 
-function inBackground(service: SubmissionContext, items: HexTx[], after: Promise<unknown>, record: (verdicts: Map<DecodedTx, StandardVerdict>) => Promise<void>): void {
-  const work = after
-    .catch(() => {})
-    .then(async () => record(await judgeStandard(service, items)))
-    .catch((error: unknown) => service.log.warn({ err: error, txids: items.map((i) => i.tx.txid) }, 'Could not record whether submissions are standard'));
-  void service.records.track(work);
+async function judgedThen(deps: NoteStandardnessDeps, items: HexTx[], record: (verdicts: Map<DecodedTx, StandardVerdict>) => Promise<void>): Promise<void> {
+  try {
+    await record(await judgeStandard(deps, items));
+  } catch (error) {
+    deps.log.warn({ err: error, txids: items.map((i) => i.tx.txid) }, 'Could not record whether submissions are standard');
+  }
 }

@@ -1,4 +1,4 @@
-import { RpcError, RpcTransportError } from '../../bitcoin/rpc-client.ts';
+import { RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { TxDecodeError } from '../../bitcoin/tx-codec.ts';
@@ -8,11 +8,15 @@ import type { StandardVerdict } from '../policy/policy.schemas.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { functionalClears } from '../pricing/fee-math.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
-import { namedQuote, withQuote } from './quote-and-receipt.ts';
 import { nodeVerdict, notice, openForSubmissions, pricingContext, type PricingContext, type SubmissionContext } from './submission-context.ts';
 import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT, MISSING_INPUTS_MESSAGE, OTHER_WITNESS_MESSAGE } from './submission-rules.ts';
 import { refuseInvalidSignatures } from './signature-check.ts';
-import { decodeEach, decodeOrReject, normaliseItems } from './tx-decoding.ts';
+import { DRY_RUN_PRIVATE_CONFLICT_MESSAGE } from './private-conflicts.ts';
+import { decodeEach } from './tx-decoding.ts';
+import { packageHexesForSubmission } from './psbt.ts';
+import { answered, callerIds, decodeTx } from './submission-pipeline.ts';
+import { namedQuote, withQuote } from './quote-and-receipt.ts';
+import { withoutPrivateIds } from '../disclosure/public-disclosure.ts';
 
 /**
  * Transactions judged as a submission would be, without sending them: for
@@ -30,43 +34,52 @@ const ALREADY_THERE = /^txn-already-(in-mempool|known)$/;
 /** The node holds the same txid with another witness: "already there" only when that copy is the portal's (submit-tx.ts). */
 const OTHER_COPY_THERE = /^txn-same-nonwitness-data-in-mempool$/;
 
-/** Judges one transaction as submit-tx would, up to the node's verdict (testmempoolaccept) instead of sending it. */
+/**
+ * Judges one transaction as submit-tx would, up to the node's verdict
+ * (testmempoolaccept) instead of sending it: submit-tx's pipeline
+ * (submission-pipeline.ts) without its send and record steps.
+ */
 export async function checkTx(
   service: SubmissionContext,
-  rawHex: string,
+  entry: string,
   rawClientCode: string | undefined,
   quoteId?: string,
 ): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict }> {
-  // Cleaned as submit-tx cleans its hex (tx-decoding.ts), so both judge the same transaction.
-  const hex = normaliseItems([rawHex])[0] ?? '';
-  const clientCode = normaliseClientCode(rawClientCode);
-  const tx = await decodeOrReject(hex);
-  const current = await openForSubmissions(service);
-  // Judged at a quote's minimum while it holds, as the submission would be (quote-and-receipt.ts).
-  const quote = namedQuote(service, quoteId, clientCode);
-  let ctx: PricingContext;
-  let priced: PricedTx;
-  try {
-    [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
-  } catch (error) {
-    throw nodeFailure(error);
-  }
-  ctx = withQuote(ctx, quote);
-  if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
-  refuseInvalidSignatures([priced]);
-  if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {
-    throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
-  }
-  // The public network's verdict is asked beside the pool node's, and never fails the answer.
-  const [[reason], standard] = await Promise.all([verdicts(service, [hex]), judgeStandard(service, [{ tx, hex }])]);
-  if (reason !== undefined && OTHER_COPY_THERE.test(reason) && !(await service.portalTxids([tx.txid])).has(tx.txid)) {
-    throw new ApiError(422, OTHER_WITNESS_MESSAGE, notice(ctx));
-  }
-  if (reason !== undefined && !ALREADY_THERE.test(reason) && !OTHER_COPY_THERE.test(reason)) {
-    const { message, staffDetail } = await service.conflicts.publicReason(reason, [tx]);
-    throw new ApiError(422, message, notice(ctx), staffDetail);
-  }
-  return { status: 'success', message: tx.txid, ...notice(ctx), standard: standard.get(tx) ?? UNKNOWN };
+  // Decoded as submit-tx decodes (a PSBT finalized, whitespace dropped), so both judge the same transaction.
+  const { tx, hex } = await decodeTx(service.rpc, entry);
+  return answered(service.portalTxids, [tx], async () => {
+    const current = await openForSubmissions(service.settings);
+    const clientCode = normaliseClientCode(rawClientCode);
+    // Judged at a quote's minimum while it holds, as the submission would be (quote-and-receipt.ts).
+    const quote = namedQuote(service, quoteId, clientCode);
+    let ctx: PricingContext;
+    let priced: PricedTx;
+    try {
+      [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
+    } catch (error) {
+      throw nodeFailure(error);
+    }
+    ctx = withQuote(ctx, quote);
+    if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
+    refuseInvalidSignatures([priced]);
+    if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {
+      throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
+    }
+    // The public network's verdict is asked beside the pool node's, and never fails the answer.
+    const [[reason], standard] = await Promise.all([verdicts(service.rpc, [hex]), judgeStandard(service, [{ tx, hex }])]);
+    // Conflicting with a transaction the portal did not record: one answer, whatever the node says (private-conflicts.ts).
+    if ((reason === undefined || !(ALREADY_THERE.test(reason) || OTHER_COPY_THERE.test(reason))) && (await service.conflicts.conflictsWithPrivate([tx]))) {
+      throw new ApiError(422, DRY_RUN_PRIVATE_CONFLICT_MESSAGE, notice(ctx), reason);
+    }
+    if (reason !== undefined && OTHER_COPY_THERE.test(reason) && !(await service.portalTxids([tx.txid])).has(tx.txid)) {
+      throw new ApiError(422, OTHER_WITNESS_MESSAGE, notice(ctx));
+    }
+    if (reason !== undefined && !ALREADY_THERE.test(reason) && !OTHER_COPY_THERE.test(reason)) {
+      const { message, staffDetail } = await service.conflicts.publicReason(reason, [tx]);
+      throw new ApiError(422, message, notice(ctx), staffDetail);
+    }
+    return { status: 'success' as const, message: tx.txid, ...notice(ctx), standard: standard.get(tx) ?? UNKNOWN };
+  });
 }
 
 export interface MempoolTestResult {
@@ -88,8 +101,9 @@ export interface MempoolTestResult {
  * asking the node; staff (`trusted`) get the node's own reasons, a client's
  * key the filtered ones.
  */
-export async function testMempoolAccept(service: SubmissionContext, rawHexes: string[], trusted: boolean): Promise<MempoolTestResult[]> {
-  const hexes = normaliseItems(rawHexes);
+export async function testMempoolAccept(service: SubmissionContext, entries: string[], trusted: boolean): Promise<MempoolTestResult[]> {
+  // PSBTs finalized as the submission paths finalize them (psbt.ts).
+  const hexes = await packageHexesForSubmission(service.rpc, entries);
   if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
   if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
   const decoded = await decodeEach(hexes);
@@ -117,22 +131,26 @@ export async function testMempoolAccept(service: SubmissionContext, rawHexes: st
     if (error instanceof RpcError || error instanceof RpcTransportError) throw nodeFailure(error);
     throw error;
   }
-  return Promise.all(
-    results.map(async (r, i) => {
-      const reason = r['reject-reason'] ?? r['package-error'];
-      const told = reason === undefined || trusted ? reason : (await service.conflicts.publicReason(reason, txs)).message;
-      return {
-        txid: r.txid,
-        wtxid: r.wtxid ?? txs[i]?.wtxid ?? null,
-        allowed: r.allowed === true,
-        vsize: r.vsize ?? null,
-        // The node reports BTC; sats are counted from the priced inputs, in integers.
-        fee: r.allowed === true ? priced[i]!.fee! : null,
-        reject_reason: r.allowed === true ? null : (told ?? null),
-        standard: (txs[i] && standard.get(txs[i])) ?? UNKNOWN,
-      };
-    }),
-  );
+  // A client's key: conflicting with a transaction the portal did not record, the list hears one answer whatever the node says.
+  if (!trusted && (await service.conflicts.conflictsWithPrivate(txs))) {
+    return txs.map((tx) => ({ ...refused(tx, DRY_RUN_PRIVATE_CONFLICT_MESSAGE), standard: standard.get(tx) ?? UNKNOWN }));
+  }
+  const reasons = await Promise.all(results.map(async (r) => {
+    const reason = r['reject-reason'] ?? r['package-error'];
+    return reason === undefined || trusted ? reason : (await service.conflicts.publicReason(reason, txs)).message;
+  }));
+  // A client's key reads the reasons as any public refusal (modules/disclosure/): no transaction named but its own and the portal's.
+  const told = trusted ? reasons : await withoutPrivateIds(service.portalTxids, reasons.map((r) => r ?? ''), callerIds(txs));
+  return results.map((r, i) => ({
+    txid: r.txid,
+    wtxid: r.wtxid ?? txs[i]?.wtxid ?? null,
+    allowed: r.allowed === true,
+    vsize: r.vsize ?? null,
+    // The node reports BTC; sats are counted from the priced inputs, in integers.
+    fee: r.allowed === true ? priced[i]!.fee! : null,
+    reject_reason: r.allowed === true || reasons[i] === undefined ? null : told[i]!,
+    standard: (txs[i] && standard.get(txs[i])) ?? UNKNOWN,
+  }));
 }
 
 function refused(tx: DecodedTx | null, reason: string): MempoolTestResult {
@@ -140,9 +158,9 @@ function refused(tx: DecodedTx | null, reason: string): MempoolTestResult {
 }
 
 /** testmempoolaccept's reasons, the node's failures answered as the submission paths answer them. */
-async function verdicts(service: SubmissionContext, hexes: string[]): Promise<Array<string | undefined>> {
+async function verdicts(rpc: RpcClient, hexes: string[]): Promise<Array<string | undefined>> {
   try {
-    return await nodeVerdict(service, hexes);
+    return await nodeVerdict(rpc, hexes);
   } catch (error) {
     throw nodeFailure(error);
   }

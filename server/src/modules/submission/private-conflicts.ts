@@ -28,11 +28,27 @@ import type { PortalTxids } from './portal-records.repository.ts';
  * (ApiError.staffDetail: the audit trail, failed-transaction records).
  *
  * What remains: the refusal itself says that some transaction already spends
- * one of the named outpoints, as the node decides conflicts before
- * signatures; hiding that would need the node to check scripts first.
+ * one of the named outpoints (or, for a version 3 transaction, that its
+ * parent already has another child), as the node decides conflicts before
+ * signatures; hiding that would need the node to check scripts first. And
+ * a real submission is still judged by the node: someone who can spend the
+ * conflicting outpoint (or a sibling output) could raise its fee step by
+ * step until it is taken, which evicts the private transaction. A dry run
+ * cannot be used that way (DRY_RUN_PRIVATE_CONFLICT_MESSAGE).
  */
 
 export const PRIVATE_CONFLICT_MESSAGE = "The transaction conflicts with a transaction already in the pool's mempool, and cannot replace it.";
+
+/**
+ * A dry run's answer for a transaction that conflicts with one the portal
+ * did not record, whatever the node would decide: a dry run changes
+ * nothing and costs nothing, so answers that flip from refusal to success
+ * at the private transaction's fee rate would let a bisection of dry runs
+ * measure it. Only a real submission, which evicts what it replaces when
+ * it succeeds, is judged by the node.
+ */
+export const DRY_RUN_PRIVATE_CONFLICT_MESSAGE =
+  "The transaction conflicts with a transaction already in the pool's mempool: whether it can replace it is decided only when it is submitted.";
 
 /**
  * Refusals of the conflict and replacement family, as Bitcoin Core and
@@ -45,6 +61,9 @@ export const CONFLICT_REASONS =
 
 /** The node's chain-limit refusals (validation.cpp, policy/packages.cpp; Core 31's cluster limit), by their codes. */
 const CHAIN_LIMIT_REASONS = /too-long-mempool-chain|package-mempool-limits|too-large-cluster/;
+
+/** BIP431: version 3 transactions follow the TRUC rules, sibling eviction among them. */
+const TRUC_VERSION = 3;
 
 /** Outpoints per gettxspendingprevout call and transactions per descendants batch. */
 const CHUNK = 1_000;
@@ -83,6 +102,7 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
         if (!reply.ok) throw reply.error;
         for (const spend of reply.result) if (spend.spendingtxid && !own.has(spend.spendingtxid)) direct.add(spend.spendingtxid);
       }
+      for (const sibling of await trucSiblings(txs, own)) direct.add(sibling);
       if (direct.size === 0) return false;
       // A replacement evicts the descendants of what it replaces too; the node's figures count them.
       const evicted = new Set(direct);
@@ -101,6 +121,31 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
       // Cannot tell whose the conflicts are: hide the reasons that would describe them.
       return CONFLICT_REASONS.test(reason);
     }
+  }
+
+  /**
+   * The other mempool children of the unconfirmed parents of `txs`' version 3
+   * members. A version 3 (TRUC) parent may have one unconfirmed child, so the
+   * node judges a second by sibling eviction (BIP431; validation.cpp
+   * SingleTRUCChecks): it treats the first child as a conflict although the
+   * two spend different outputs, and words its refusal with that child's
+   * fee rate ("insufficient fee (including sibling eviction) … old feerate
+   * …") or, where it cannot evict (a package), says the parent already has a
+   * child. A stranger holding one output of a public parent would learn
+   * whether, and at what rate, someone else's private child spends another.
+   * One batch of getmempoolentry over the parents (a version 3 transaction
+   * is at most 10,000 vB: its inputs are bounded), only for version 3.
+   */
+  async function trucSiblings(txs: readonly DecodedTx[], own: ReadonlySet<string>): Promise<string[]> {
+    const parents = [...new Set(txs.filter((tx) => tx.version === TRUC_VERSION).flatMap((tx) => tx.inputs.map((input) => input.txid)))].filter((id) => !own.has(id));
+    if (parents.length === 0) return [];
+    const siblings: string[] = [];
+    for (let i = 0; i < parents.length; i += CHUNK) {
+      const replies = await rpc.batch<{ spentby?: string[] }>(parents.slice(i, i + CHUNK).map((id) => ({ method: 'getmempoolentry', params: [id] })));
+      // A parent not in the mempool (confirmed, unknown) has no sibling to evict.
+      for (const reply of replies) if (reply.ok) for (const id of reply.result.spentby ?? []) if (!own.has(id)) siblings.push(id);
+    }
+    return siblings;
   }
 
   /**
@@ -128,7 +173,16 @@ export function createPrivateConflicts(deps: PrivateConflictsDeps) {
     return new ApiError(422, message, undefined, staffDetail);
   }
 
-  return { publicReason, refusal };
+  /**
+   * Whether `txs` conflict with (or, version 3, are siblings of) a mempool
+   * transaction the portal did not record, for a dry run's answer. When
+   * the node cannot be asked, true: the answer that hides.
+   */
+  function conflictsWithPrivate(txs: readonly DecodedTx[]): Promise<boolean> {
+    return conflictsPrivately(txs, 'txn-mempool-conflict');
+  }
+
+  return { publicReason, refusal, conflictsWithPrivate };
 }
 
 export type PrivateConflicts = ReturnType<typeof createPrivateConflicts>;

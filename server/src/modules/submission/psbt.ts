@@ -3,6 +3,7 @@ import { RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-c
 import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import { normaliseItems } from './tx-decoding.ts';
+import { withoutOtherIds } from '../disclosure/public-disclosure.ts';
 
 /**
  * PSBTs (BIP174/BIP370) as users hold them: base64 text from a wallet, or the
@@ -59,7 +60,7 @@ export interface UnusablePsbt {
 }
 
 interface DecodedPsbt {
-  tx: { vin: Array<{ txid: string; vout: number }> };
+  tx: { txid?: string; vin: Array<{ txid: string; vout: number }> };
   fee?: number;
 }
 
@@ -89,10 +90,12 @@ interface AnalyzeResult {
  */
 export async function finalizePsbt(rpc: RpcClient, psbt: PsbtEntry): Promise<FinalizedPsbt | UnusablePsbt> {
   let decoded: DecodedPsbt;
+  // The refusals leave through the disclosure module, as every submission refusal does (submission-pipeline.ts):
+  // they may name the PSBT's own transaction and the outputs it spends, which its holder wrote; nothing else.
   try {
     decoded = await rpc.call<DecodedPsbt>('decodepsbt', [psbt.base64]);
   } catch (error) {
-    if (error instanceof RpcError) return { ok: false, message: `This PSBT cannot be read: ${error.message}.` };
+    if (error instanceof RpcError) return { ok: false, message: withoutOtherIds(`This PSBT cannot be read: ${error.message}.`, new Set()) };
     throw error;
   }
   const finalized = await rpc.call<FinalizeResult>('finalizepsbt', [psbt.base64, true]);
@@ -101,7 +104,8 @@ export async function finalizePsbt(rpc: RpcClient, psbt: PsbtEntry): Promise<Fin
     return { ok: true, hex: finalized.hex, txid: decodeTxHex(finalized.hex).txid, statedFeeSats };
   }
   const analysis = await rpc.call<AnalyzeResult>('analyzepsbt', [psbt.base64]);
-  return { ok: false, message: incompleteMessage(decoded, analysis) };
+  const own = new Set([...(decoded.tx.txid ? [decoded.tx.txid] : []), ...decoded.tx.vin.map((input) => input.txid)]);
+  return { ok: false, message: withoutOtherIds(incompleteMessage(decoded, analysis), own) };
 }
 
 /** "This PSBT is not ready to submit: input 0 (txid:vout) lacks ...; input 1 ..." */

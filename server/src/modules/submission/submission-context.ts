@@ -109,7 +109,7 @@ export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext
  * an address). The same questions whatever the parents are, so a private
  * parent costs what an unknown one does.
  */
-export function pricingFor(service: SubmissionContext, clientAddress: string | undefined): PricingOptions {
+export function pricingFor(service: Pick<SubmissionContext, 'pricing' | 'db' | 'clock'>, clientAddress: string | undefined): PricingOptions {
   if (clientAddress === undefined) return service.pricing;
   const { db, clock } = service;
   return { ...service.pricing, outside: { ...service.pricing.outside!, givenHexes: (txids) => offeredBy(db, clientAddress, txids, clock.now()) } };
@@ -120,7 +120,7 @@ export function pricingFor(service: SubmissionContext, clientAddress: string | u
  * address offered, for a child to pay for (offered-parents.repository.ts).
  * Never fails the answer: without the row, a child is refused as before.
  */
-export async function offer(service: SubmissionContext, clientAddress: string | undefined, offered: readonly OfferedParent[]): Promise<void> {
+export async function offer(service: Pick<SubmissionContext, 'db' | 'clock' | 'log'>, clientAddress: string | undefined, offered: readonly OfferedParent[]): Promise<void> {
   if (clientAddress === undefined || offered.length === 0) return;
   await offerParents(service.db, clientAddress, offered, service.clock.now()).catch((error: unknown) => {
     service.log.error({ err: error }, 'Could not remember an offered parent');
@@ -128,13 +128,13 @@ export async function offer(service: SubmissionContext, clientAddress: string | 
 }
 
 /** The settings this submission is judged by, read once: refused here when in maintenance. */
-export async function openForSubmissions(service: SubmissionContext): Promise<PortalSettings> {
-  const current = await service.settings.get();
+export async function openForSubmissions(settings: Pick<SettingsStore, 'get'>): Promise<PortalSettings> {
+  const current = await settings.get();
   if (current.maintenanceMode) throw new ApiError(503, MAINTENANCE_MESSAGE);
   return current;
 }
 
-export async function pricingContext(service: SubmissionContext, clientCode: string | undefined, known?: PortalSettings): Promise<PricingContext> {
+export async function pricingContext(service: Pick<SubmissionContext, 'settings' | 'market' | 'db' | 'clock'>, clientCode: string | undefined, known?: PortalSettings): Promise<PricingContext> {
   const { settings, market, db, clock } = service;
   const [current, snapshot, discount] = await Promise.all([known ?? settings.get(), market.snapshot(), lookupDiscount(db, clientCode, clock.now())]);
   const threshold = thresholdRate({
@@ -177,7 +177,7 @@ export type FailedSubmission = Omit<NewFailure, 'status' | 'error'> & { priced?:
  * submission is not lost while it is down). Otherwise the user still gets the refusal, and may
  * submit again later; the audit trail still shows each attempt.
  */
-export async function fail(service: SubmissionContext, failure: FailedSubmission, error: unknown): Promise<void> {
+export async function fail(service: Pick<SubmissionContext, 'db' | 'log' | 'failureStorage'>, failure: FailedSubmission, error: unknown): Promise<void> {
   if (!isRetryableFailure(error)) return;
   const { priced, ...row } = failure;
   const verdict = signaturesVerdict(priced);
@@ -192,8 +192,9 @@ export async function fail(service: SubmissionContext, failure: FailedSubmission
   }
   // Timeout says the node may have taken it from the portal (so it counts as the portal's: portal_accepted):
   // only a send that timed out, of a transaction whose signatures were checked. One that timed out while
-  // it was being priced never reached the node as a submission.
-  const status = error instanceof RpcTransportError && error.kind === 'timeout' && !unpriced ? 'Timeout' : 'Failed';
+  // it was being priced never reached the node as a submission, and one whose send the node answered
+  // before a later question timed out (submit-tx.ts copyHeld) may be another copy the node held already.
+  const status = error instanceof RpcTransportError && error.kind === 'timeout' && SENDS.has(error.method) && !unpriced ? 'Timeout' : 'Failed';
   const message = error instanceof Error ? error.message : String(error);
   // The failure row is what lets staff retry: if even that cannot be written,
   // the user still gets an error and keeps their transaction.
@@ -206,14 +207,17 @@ export async function fail(service: SubmissionContext, failure: FailedSubmission
   if (kept === 'over-bound') service.log.info({ txid: failure.txid, clientAddress: failure.clientAddress }, 'A failed submission is not kept: its address stored its day\'s share of failures');
 }
 
+/** The node calls that hand it a submission. */
+const SENDS = new Set(['sendrawtransaction', 'submitpackage']);
+
 /** The node did not judge: it could not be reached, timed out, or is still starting (-28). */
 function nodeUnreachable(error: unknown): boolean {
   return error instanceof RpcTransportError || (error instanceof RpcError && error.code === RpcCode.IN_WARMUP);
 }
 
 /** The node's own verdict on a transaction it was not sent, whose inputs are all known: outputs worth more than them. */
-export async function nodeVerdict(service: SubmissionContext, hexes: string[]): Promise<string[]> {
-  const results = await service.rpc.call<Array<{ txid: string; allowed?: boolean; 'reject-reason'?: string; 'package-error'?: string }>>(
+export async function nodeVerdict(rpc: RpcClient, hexes: string[]): Promise<string[]> {
+  const results = await rpc.call<Array<{ txid: string; allowed?: boolean; 'reject-reason'?: string; 'package-error'?: string }>>(
     'testmempoolaccept',
     [hexes.map(validatedHex)],
   );

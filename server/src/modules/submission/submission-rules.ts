@@ -33,3 +33,13 @@ export function invalidSignatureMessage(input: number, member?: number): string 
  */
 export const OTHER_WITNESS_MESSAGE =
   "This transaction was not taken: the mining node holds a transaction with the same txid and another witness, so this copy would not be the one mined.";
+
+/**
+ * The node answered success, and a moment later no longer held the
+ * transaction, nor knew it mined (replaced or evicted meanwhile, or mined
+ * where it cannot say): which copy it had taken, this one or another with
+ * the same txid, it no longer says, so this one is not recorded
+ * (submit-tx.ts copyHeld). Submitted again, the node's answer is clear.
+ */
+export const LEFT_MEMPOOL_MESSAGE =
+  'The mining node answered that it has this transaction, but a moment later it was no longer in its mempool (mined, replaced or evicted), so it was not recorded here. Submit it again to see where it stands.';

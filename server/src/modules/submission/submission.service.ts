@@ -3,14 +3,14 @@ import { thresholdRate } from '../pricing/fee-math.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { checkTx, testMempoolAccept } from './dry-run.ts';
 import { parse } from './parse-txs.ts';
-import { hexForSubmission, packageHexesForSubmission } from './psbt.ts';
 import { submitPackage } from './submit-package.ts';
 import { submitTx } from './submit-tx.ts';
 import { createSubmissionContext, pricingContext, type SubmissionContext, type SubmissionDeps, type SubmitOptions } from './submission-context.ts';
 
 /**
  * Submissions: a transaction (submit-tx.ts), a package (submit-package.ts),
- * transactions parsed without being sent (parse-txs.ts), and the public fee
+ * each one pipeline of named steps (submission-pipeline.ts), transactions
+ * parsed without being sent (parse-txs.ts), and the public fee
  * information. What they share (the settings, pricing, failures kept for
  * staff) is in submission-context.ts; decoding in tx-decoding.ts; the
  * limits and the answers' wording in submission-rules.ts.
@@ -22,18 +22,17 @@ export type { SubmissionDeps, SubmitOptions } from './submission-context.ts';
 export function createSubmissionService(deps: SubmissionDeps) {
   const service = createSubmissionContext(deps);
   return {
-    // A PSBT is taken wherever a hex is: finalized on the node first (psbt.ts).
-    submitTx: async (rawHex: string, rawClientCode: string | undefined, options?: SubmitOptions) => submitTx(service, await hexForSubmission(service.rpc, rawHex), rawClientCode, options),
-    submitPackage: async (rawHexes: string[], rawClientCode: string | undefined, options?: SubmitOptions) =>
-      submitPackage(service, await packageHexesForSubmission(service.rpc, rawHexes), rawClientCode, options),
+    // A PSBT is taken wherever a hex is: finalized on the node first, the pipeline's decode step (submission-pipeline.ts).
+    submitTx: (entry: string, rawClientCode: string | undefined, options?: SubmitOptions) => submitTx(service, entry, rawClientCode, options),
+    submitPackage: (entries: string[], rawClientCode: string | undefined, options?: SubmitOptions) => submitPackage(service, entries, rawClientCode, options),
     /** `options.clientAddress`: a transaction below the minimum is kept as a parent that address offered (child pays for parent). */
     parse: (rawHexes: string[], rawClientCode: string | undefined, options?: Pick<SubmitOptions, 'clientAddress' | 'quoteId'>) => parse(service, rawHexes, rawClientCode, options),
     /** With a quote of the minimum for `rawClientCode` (none: without a client code), held for the quote validity setting. */
     info: (network: string, rawClientCode?: string) => info(service, network, rawClientCode),
     /** submit-tx's judgement without sending: nothing recorded (dry-run.ts). */
-    checkTx: async (rawHex: string, rawClientCode: string | undefined, quoteId?: string) => checkTx(service, await hexForSubmission(service.rpc, rawHex), rawClientCode, quoteId),
+    checkTx: (entry: string, rawClientCode: string | undefined, quoteId?: string) => checkTx(service, entry, rawClientCode, quoteId),
     /** The node's testmempoolaccept for an authorised caller (dry-run.ts). */
-    testMempoolAccept: async (rawHexes: string[], trusted: boolean) => testMempoolAccept(service, await packageHexesForSubmission(service.rpc, rawHexes), trusted),
+    testMempoolAccept: (entries: string[], trusted: boolean) => testMempoolAccept(service, entries, trusted),
     /** What a submission with this client code would be priced with now: the settings, the market, the discount and the threshold, and that threshold as a signed quote. */
     quote: (rawClientCode: string | undefined) => quote(service, rawClientCode),
   };

@@ -16,7 +16,9 @@ import { OTHER_WITNESS_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission
 import { refuseInvalidSignatures } from './signature-check.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
-import { decodePackageOrReject, normaliseItems } from './tx-decoding.ts';
+import { afterAnswer, answered, decodePackage } from './submission-pipeline.ts';
+import type { PortalTxids } from './portal-records.repository.ts';
+import type { HexTx } from '../policy/standard-verdict.ts';
 import { publicPackageResult } from '../disclosure/public-disclosure.ts';
 import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
 
@@ -27,67 +29,96 @@ import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
  * submissions and in a package). The members the
  * node took are recorded, even when the package as a whole failed, and a
  * member paid for by its child is linked to it for both status answers.
+ *
+ * The pipeline of submission-pipeline.ts (decode, open, price, decide,
+ * send, record, answer, follow-ups): submitPackage reads as that list, and
+ * each step below takes only what it uses.
  */
 
-type PackageFailure = FailedSubmission;
 type SubmitPackageResult = PackageResult['result'];
+/** A member priced, its fee known (pricePackage refuses a package with one unknown). */
+type PricedWithFee = PricedTx & PricedMember;
 
-export async function submitPackage(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
-  const hexes = normaliseItems(rawHexes);
-  const clientCode = normaliseClientCode(rawClientCode);
-  const txs = await decodePackageOrReject(hexes);
-  const current = await openForSubmissions(service);
-  // A quote the submitter holds: checked before anything costs the node (quote-and-receipt.ts).
-  const quote = namedQuote(service, options.quoteId, clientCode);
-  const txids = txs.map((t) => t.txid);
-  const failure: PackageFailure = { txid: txids[txids.length - 1]!, txHex: hexes[hexes.length - 1]!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-  const [priceCtx, priced] = await pricePackage(service, txs, hexes, clientCode, current, failure);
-  const ctx = withQuote(priceCtx, quote);
-  refuseInvalidSignatures(priced);
-
-  const members = priced as PricedMember[];
-  const { unpaid, lifted } = judgePackage(members, ctx.threshold);
-  if (unpaid >= 0) {
-    throw new ApiError(422, `Transaction ${unpaid + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
-  }
-  if (lifted.length > 0) await childrenPass(service, txs, hexes, failure, ctx);
-
-  let result: SubmitPackageResult;
-  try {
-    result = await service.rpc.call<SubmitPackageResult>('submitpackage', [hexes.map(validatedHex)]);
-  } catch (error) {
-    await fail(service, { ...failure, priced }, error);
-    throw await service.conflicts.refusal(error, txs);
-  }
-  result = await withoutOtherCopies(service, result);
-  await keepAccepted(service, result, priced, hexes, clientCode, ctx, options, lifted);
-  // A receipt for each member the node took as sent (not another copy it held) and the portal recorded, whether or not the package as a whole succeeded.
-  const taken = takenAsSent(result);
-  const receipts = await receiptsOf(service, priced.flatMap((p) => (taken.has(p.tx.txid) ? [{ tx: p.tx, fee: p.fee!, vsize: p.vsize }] : [])), ctx, service.clock.now());
-  const withReceipts = Object.keys(receipts).length > 0 ? { receipts } : {};
-  // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
-  const shown = await publicPackageResult(service.portalTxids, result);
-  if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, { ...failure, priced }, withReceipts);
-  return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx), ...withReceipts };
+export async function submitPackage(service: SubmissionContext, entries: string[], rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
+  const { txs, hexes } = await decodePackage(service.rpc, entries);
+  return answered(service.portalTxids, txs, async () => {
+    const current = await openForSubmissions(service.settings);
+    const clientCode = normaliseClientCode(rawClientCode);
+    // A quote the submitter holds: checked before anything costs the node, then judged at (quote-and-receipt.ts).
+    const quote = namedQuote(service, options.quoteId, clientCode);
+    const failure: FailedSubmission = { txid: txs.at(-1)!.txid, txHex: hexes.at(-1)!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
+    const { ctx: priceCtx, priced } = await pricePackage(service, txs, hexes, clientCode, current, failure);
+    const ctx = withQuote(priceCtx, quote);
+    const lifted = await decide(service, txs, hexes, priced, ctx, failure);
+    // Priced: a failure can now be checked for signatures before it is kept.
+    const refused: FailedSubmission = { ...failure, priced };
+    const result = await sendPackage(service, txs, hexes, refused);
+    const kept = await recordAccepted(service, result, priced, hexes, { clientCode, ctx, createdAt: options.createdAt, lifted });
+    if (kept) afterAnswer(service, 'whether the package is standard', () => notePackageStandardness(service, kept.packageHash, kept.members));
+    // A receipt for each member the node took as sent (not another copy it held) and the portal recorded, whether or not the package as a whole succeeded.
+    const taken = takenAsSent(result);
+    const receipts = await receiptsOf(service, priced.flatMap((p) => (taken.has(p.tx.txid) ? [{ tx: p.tx, fee: p.fee, vsize: p.vsize }] : [])), ctx, service.clock.now());
+    const withReceipts = Object.keys(receipts).length > 0 ? { receipts } : {};
+    // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
+    const shown = await publicPackageResult(service.portalTxids, result);
+    if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, refused, withReceipts);
+    return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx), ...withReceipts };
+  });
 }
 
-/** The price context and each member's price; refused (422) when a fee cannot be known or is negative. */
-async function pricePackage(service: SubmissionContext, txs: DecodedTx[], hexes: string[], clientCode: string | undefined, current: PortalSettings, failure: PackageFailure): Promise<[PricingContext, PricedTx[]]> {
+/** The txids of the members the node took in the very copy sent: another witness it already held (`other-wtxid`) is not this copy. */
+function takenAsSent(result: SubmitPackageResult): Set<string> {
+  return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error && (r as { 'other-wtxid'?: string })['other-wtxid'] === undefined ? [r.txid] : [])));
+}
+
+/** Step 3: the price context and each member's price; refused (422) when a fee cannot be known or is negative. */
+async function pricePackage(service: SubmissionContext, txs: DecodedTx[], hexes: string[], clientCode: string | undefined, current: PortalSettings, failure: FailedSubmission): Promise<{ ctx: PricingContext; priced: PricedWithFee[] }> {
   try {
     const ctx = await pricingContext(service, clientCode, current);
     const priced = await priceTransactions(service.rpc, txs, service.pricing);
     const unknown = priced.flatMap((p, i) => (p.fee === undefined ? [i] : []));
     if (unknown.length > 0) throw await unknownInputsRefusal(service, txs, unknown);
     if (priced.some((p) => p.fee! < 0)) {
-      const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service, hexes))[0] ?? 'bad-txns-in-belowout', txs);
+      const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service.rpc, hexes))[0] ?? 'bad-txns-in-belowout', txs);
       throw new ApiError(422, message, undefined, staffDetail);
     }
-    return [ctx, priced];
+    return { ctx, priced: priced as PricedWithFee[] };
   } catch (error) {
     if (error instanceof ApiError) throw error;
     await fail(service, failure, error);
     throw nodeFailure(error);
   }
+}
+
+/**
+ * Step 4: the signatures the portal can check, then the threshold: every
+ * member clears it on its own or with the members that spend it
+ * (package-cpfp.ts), refused (422) otherwise. The members below it that
+ * their children pay for: [parent, child] positions.
+ */
+async function decide(service: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], priced: PricedWithFee[], ctx: PricingContext, failure: FailedSubmission): Promise<Array<[number, number]>> {
+  refuseInvalidSignatures(priced);
+  const { unpaid, lifted } = judgePackage(priced, ctx.threshold);
+  if (unpaid >= 0) throw new ApiError(422, `Transaction ${unpaid + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
+  if (lifted.length > 0) await childrenPass(service, txs, hexes, failure, ctx);
+  return lifted;
+}
+
+/**
+ * Step 5: submitpackage. A refusal of the whole call is kept for staff
+ * when its reason passes, and answered as the public may read it; a
+ * member's copy the node did not take is answered as refused
+ * (withoutOtherCopies).
+ */
+async function sendPackage(service: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'portalTxids' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], refused: FailedSubmission): Promise<SubmitPackageResult> {
+  let result: SubmitPackageResult;
+  try {
+    result = await service.rpc.call<SubmitPackageResult>('submitpackage', [hexes.map(validatedHex)]);
+  } catch (error) {
+    await fail(service, refused, error);
+    throw await service.conflicts.refusal(error, txs);
+  }
+  return withoutOtherCopies(service.portalTxids, result);
 }
 
 /** The node's verdicts that do not stop a package: already there, or a fee the package as a whole may still pay (submitpackage judges that). */
@@ -101,10 +132,10 @@ const NOT_FINAL = /^txn-already-(in-mempool|known)$|^txn-same-nonwitness-data-in
  * refused, paying less than the portal's minimum: a member the node would
  * refuse for another reason than its fee refuses the whole package here.
  */
-async function childrenPass(service: SubmissionContext, txs: DecodedTx[], hexes: string[], failure: PackageFailure, ctx: PricingContext): Promise<void> {
+async function childrenPass(service: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], failure: FailedSubmission, ctx: PricingContext): Promise<void> {
   let reasons: string[];
   try {
-    reasons = await nodeVerdict(service, hexes);
+    reasons = await nodeVerdict(service.rpc, hexes);
   } catch (error) {
     await fail(service, failure, error);
     throw nodeFailure(error);
@@ -122,40 +153,46 @@ async function childrenPass(service: SubmissionContext, txs: DecodedTx[], hexes:
  * submit-tx answers it), so that neither the answer nor the records say
  * the pool holds it; the package then failed in part.
  */
-async function withoutOtherCopies(service: SubmissionContext, result: SubmitPackageResult): Promise<SubmitPackageResult> {
+async function withoutOtherCopies(portalTxids: PortalTxids, result: SubmitPackageResult): Promise<SubmitPackageResult> {
   const entries = Object.entries(result['tx-results'] ?? {});
   // submitpackage's member results carry more than the schema names (additionalProperties).
   const otherWtxid = (r: object) => (r as { 'other-wtxid'?: string })['other-wtxid'];
   const others = entries.flatMap(([, r]) => (otherWtxid(r) !== undefined && r.txid ? [r.txid] : []));
   if (others.length === 0) return result;
-  const ours = await service.portalTxids(others);
+  const ours = await portalTxids(others);
   const refused = (r: SubmitPackageResult['tx-results'][string]) => otherWtxid(r) !== undefined && r.txid !== undefined && !ours.has(r.txid);
   if (!entries.some(([, r]) => refused(r))) return result;
   const txResults = Object.fromEntries(entries.map(([wtxid, r]) => [wtxid, refused(r) ? { txid: r.txid, error: OTHER_WITNESS_MESSAGE } : r]));
   return { ...result, package_msg: 'transaction failed', 'tx-results': txResults };
 }
 
-/** The txids of the members the node took. */
-function acceptedTxids(result: SubmitPackageResult): Set<string> {
-  return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
+/** What a package's record is priced with, besides its members. */
+interface PackagePricing {
+  clientCode: string | undefined;
+  ctx: PricingContext;
+  createdAt: string | undefined;
+  /** Members below the minimum that their children pay for: [parent, child] positions. */
+  lifted: Array<[number, number]>;
 }
 
-/** The txids of the members the node took in the very copy sent: another witness it already held (`other-wtxid`) is not this copy. */
-function takenAsSent(result: SubmitPackageResult): Set<string> {
-  return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error && (r as { 'other-wtxid'?: string })['other-wtxid'] === undefined ? [r.txid] : [])));
-}
-
-/** Members the node took are in its mempool even when the package as a whole failed: they are recorded all the same. */
-async function keepAccepted(service: SubmissionContext, result: SubmitPackageResult, priced: PricedTx[], hexes: string[], clientCode: string | undefined, ctx: PricingContext, options: SubmitOptions, lifted: Array<[number, number]>): Promise<void> {
-  const accepted = acceptedTxids(result);
+/**
+ * Step 6: the members the node took, recorded before the answer (written,
+ * or spooled to disk when the database is down: record-keeper.ts), even
+ * when the package as a whole failed: they are in its mempool all the same.
+ * The record, its hash and its members, for the follow-ups; none when the
+ * node took none.
+ */
+async function recordAccepted(service: Pick<SubmissionContext, 'records' | 'db' | 'log'>, result: SubmitPackageResult, priced: PricedMember[], hexes: string[], pricing: PackagePricing): Promise<{ packageHash: string; members: HexTx[] } | undefined> {
+  const { clientCode, ctx, createdAt, lifted } = pricing;
+  const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
   const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
-  if (kept.length === 0) return;
+  if (kept.length === 0) return undefined;
   // Which of them a child paid for, both taken: said on both status answers.
   const links: CpfpLink[] = lifted.flatMap(([parent, child]) => {
     const [p, c] = [priced[parent]!.tx.txid, priced[child]!.tx.txid];
     return accepted.has(p) && accepted.has(c) ? [{ parentTxid: p, childTxid: c }] : [];
   });
-  const totalFee = kept.reduce((sum, k) => sum + k.p.fee!, 0);
+  const totalFee = kept.reduce((sum, k) => sum + k.p.fee, 0);
   const totalVsize = kept.reduce((sum, k) => sum + k.p.vsize, 0);
   const rate = feeRate(totalFee, totalVsize);
   const keptTxids = kept.map((k) => k.p.tx.txid);
@@ -176,26 +213,23 @@ async function keepAccepted(service: SubmissionContext, result: SubmitPackageRes
       marketRate: ctx.snapshot.marketRate,
       multiplier: rate / ctx.snapshot.marketRate,
       packageMsg: result.package_msg,
-      createdAt: options.createdAt,
+      createdAt,
     },
   });
-  // Whether the public network would have relayed it, kept on its row for staff and the metrics (modules/policy/).
-  notePackageStandardness(service, packageHash, kept.map((k) => ({ tx: k.p.tx, hex: k.hex })), recorded);
   // The links only add a note to the status answers: without them the package still stands.
   const linked = recordCpfpLinks(service.db, links).catch((error: unknown) => service.log.error({ err: error, packageHash }, 'Could not record which child pays for which parent'));
   await Promise.all([recorded, linked]);
+  return { packageHash, members: kept.map((k) => ({ tx: k.p.tx, hex: k.hex })) };
 }
 
-/**
- * A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the
- * public may read it, and the receipts of the members it took all the same.
- */
-async function refuseFailed(service: SubmissionContext, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: PackageFailure, receipts: { receipts?: Record<string, string> }): Promise<never> {
+/** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */
+async function refuseFailed(service: Pick<SubmissionContext, 'conflicts' | 'db' | 'log' | 'failureStorage'>, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: FailedSubmission, receipts: { receipts?: Record<string, string> }): Promise<never> {
   const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
   const reasons = errors.join('; ') || result.package_msg;
   await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
   const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
   // Each reason in plain words, the node's after it (bitcoin/reject-reasons.ts).
+  // The members the node took all the same keep their receipts.
   if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown), ...receipts });
   // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
   throw new ApiError(422, message, { result: withoutReasons(shown, message), ...receipts }, staffDetail);
