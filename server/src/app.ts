@@ -41,6 +41,7 @@ import { submissionRoutes } from './modules/submission/submission.routes.ts';
 import { clientWebhookAdminRoutes, clientWebhookViewRoutes } from './modules/notifications/client-webhooks.routes.ts';
 import { emailNotifyRoutes } from './modules/notifications/email-notify.routes.ts';
 import { txPullerRoutes } from './modules/tx-puller/tx-puller.routes.ts';
+import { jwksRoutes, RECEIPTS_TAG, receiptProofRoutes } from './modules/receipts/receipts.routes.ts';
 import { synchroRoutes } from './modules/synchro/synchro.routes.ts';
 import { txReportRoutes } from './modules/tx-reports/tx-reports.routes.ts';
 import type { Services } from './services.ts';
@@ -168,6 +169,11 @@ export async function buildApp(services: Services, options: AppOptions) {
           description:
             'The Slipstream-compatible public API (/api/*): the same pricing, records, audit trail, rate limit and node verdicts as the public /rest-api routes, in the field names of the "Slipstream Beta API" its clients call; and block-explorer (Esplora) reads of the transactions submitted here. Open to everyone (the dry run needs an API key or a staff token), rate limited per IP in one budget with the public /rest-api routes, CORS for any origin',
         },
+        {
+          name: RECEIPTS_TAG,
+          description:
+            "Receipts of accepted submissions: the pool's published keys (/.well-known/jwks.json) and, for whoever holds a receipt of a mined transaction, its merkle inclusion proof. Open to everyone, rate limited per IP in the public budget, CORS for any origin",
+        },
         { name: 'staff', description: "Signed-in staff: the identity provider's ID token as a Bearer token" },
         { name: 'mempool', description: "The /mempool/ dashboard's live data: signed-in staff (or everyone when the public mempool view setting is on), not rate limited" },
         { name: 'metrics', description: 'Prometheus scrape: METRICS_TOKEN as a Bearer token when set; otherwise a staff token, or open when the public mempool view setting is on' },
@@ -207,6 +213,17 @@ export async function buildApp(services: Services, options: AppOptions) {
         verifier: services.staff?.verifier,
         webhooks: services.webhooks,
       });
+      await scope.register(receiptProofRoutes, { receipts: services.receipts });
+    },
+  });
+  // The receipt keys at their well-known address (RFC 8615): public, in the same per-address budget.
+  await app.register(publicScope, {
+    prefix: '/.well-known',
+    rateLimit: budget,
+    cors,
+    nodeCalls: services.nodeCalls,
+    routes: async (scope) => {
+      await scope.register(jwksRoutes, { receipts: services.receipts });
     },
   });
   // The private mempool's aggregates (the /mempool/ view, health details, an open scrape): staff, or everyone when the setting says so.

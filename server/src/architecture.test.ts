@@ -118,6 +118,7 @@ const TABLE_OWNERS: Record<string, string> = {
   audit_logs: 'audit/',
   audit_chain_head: 'audit/',
   auth_signing_keys: 'auth/',
+  receipt_signing_keys: 'modules/receipts/',
   staff_accounts: 'auth/',
   login_throttle: 'auth/',
   login_failure_windows: 'auth/',

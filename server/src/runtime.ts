@@ -346,10 +346,13 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
         ? connectPublicMempool({ url: config.publicMempool.rpcUrl, auth: config.publicMempool.auth }, (error) => logger.warn({ err: error }, 'The public mempool node did not answer: no parent counts as public meanwhile'))
         : undefined,
       jobs: { pendingAfterMs: config.pendingSettleMs, failedTxRetention: { retentionDays: config.failedTxStorage.retentionDays } },
+      authKey,
       webhooks: { portalKey: authKey.key, allowPrivate: config.webhooks.allowPrivate, maxSubscriptionsPerAddressPerDay: config.webhooks.maxSubscriptionsPerAddressPerDay },
       mail: config.smtp ? { sender: createSmtpSender(config.smtp), publicUrl: config.publicUrl, maxSubscriptionsPerAddressPerDay: config.email.maxSubscriptionsPerAddressPerDay } : undefined,
       sharedCounters,
     });
+    // The receipt key opened (or made) before the first request: one sealed with another secret stops the start here, saying what to do.
+    await services.receipts.ready();
     const app = await buildApp(services, {
       rateLimit: config.rateLimit,
       httpTimeouts: config.httpTimeouts,

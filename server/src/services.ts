@@ -44,6 +44,12 @@ import type { MailSender } from './modules/notifications/mail-sender.ts';
 import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
 import { ASK_THE_DATABASE, type PortalTxidIndex } from './modules/submission/portal-txid-index.ts';
 import { createNodeCallMeter, type NodeCallMeter, type NodeCallMeterOptions } from './http/node-call-budget.ts';
+import type { AuthKey } from './auth/auth-key-secret.ts';
+import { createQuoteSigner } from './modules/quotes/quote-token.ts';
+import { createQuoteService, type QuoteService } from './modules/quotes/quotes.service.ts';
+import { createReceiptKeys } from './modules/receipts/receipt-keys.ts';
+import { createReceiptSigner } from './modules/receipts/receipt-token.ts';
+import { createReceiptService, type ReceiptService } from './modules/receipts/receipts.service.ts';
 
 /**
  * The composition root: every service and the background jobs, built once
@@ -116,6 +122,14 @@ export interface Adapters {
   sharedCounters?: SharedCounters | undefined;
   /** Told of each public read's node calls once it is answered (http/node-call-budget.ts): the tests count them. */
   observeNodeCalls?: NodeCallMeterOptions['observe'];
+  /**
+   * The portal's key secret (AUTH_KEY_SECRET or DATA_DIR/auth-key.secret):
+   * it seals the receipt keys' private halves and signs quotes. Without it,
+   * `webhooks.portalKey` (the same key in the runtime).
+   */
+  authKey?: AuthKey;
+  /** How long an instance keeps what it read of the receipt keys (receipt-keys.ts RECEIPT_KEY_CACHE_MS without). */
+  receiptKeyCacheMs?: number;
   /** "Email me when it is mined" (SMTP_URL): without it the status page offers no email box. */
   mail?: {
     sender: MailSender;
@@ -180,19 +194,27 @@ export interface Services {
   rateLimitStore: RateLimitStoreCtor | undefined;
   /** What one public read may cost the node: the public scope runs its routes inside their budgets (http/node-call-budget.ts). */
   nodeCalls: NodeCallMeter;
+  /** Fee quotes that hold (modules/quotes/): issued by the rate reads, honoured by every submission path. */
+  quotes: QuoteService;
+  /** Receipts of accepted submissions, their published keys, and the proof once mined (modules/receipts/). */
+  receipts: ReceiptService;
 }
 
 export function createServices(adapters: Adapters): Services {
   const { db, rpc, clock, mempool, settings, audit, records, log } = adapters;
   const metrics = adapters.metrics ?? createMetrics();
-  // One submission service: the API and the jobs (tracking, retries) submit through the same path.
-  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool });
   const { log: jobsLog, ...jobTimings } = adapters.jobs ?? {};
   const webhookKeys = createWebhookKeys(adapters.webhooks.portalKey);
   const webhookPolicy = { allowPrivate: adapters.webhooks.allowPrivate };
   // The services the public reads use ask the node through the meter, which holds each request to its route's budget.
   const nodeCalls = createNodeCallMeter({ log, ...(adapters.observeNodeCalls ? { observe: adapters.observeNodeCalls } : {}) });
   const meteredRpc = nodeCalls.wrap(rpc);
+  const authKey = adapters.authKey ?? { key: adapters.webhooks.portalKey, source: 'the portal key' };
+  const quotes = createQuoteService({ signer: createQuoteSigner(authKey.key), settings, clock });
+  const receiptKeys = createReceiptKeys({ db, clock, authKey, ...(adapters.receiptKeyCacheMs !== undefined ? { cacheMs: adapters.receiptKeyCacheMs } : {}) });
+  const receipts = createReceiptService({ db, rpc: meteredRpc, mempool, settings, signer: createReceiptSigner(receiptKeys), keys: receiptKeys, network: adapters.network, log });
+  // One submission service: the API and the jobs (tracking, retries) submit through the same path; quotes judged and receipts signed on it.
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool, quotes, receipts });
   return {
     network: adapters.network,
     settings,
@@ -235,5 +257,7 @@ export function createServices(adapters: Adapters): Services {
       ...(adapters.mail ? { email: { mail: adapters.mail.sender, clock, ...adapters.mail } } : {}),
     }),
     nodeCalls,
+    quotes,
+    receipts,
   };
 }

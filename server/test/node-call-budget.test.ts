@@ -115,6 +115,37 @@ for (const engine of testDatabases()) {
       await node.rpc.call('reconsiderblock', [orphan]);
     });
 
+    /** POST `url` (the receipt proof), and the node calls it made, as read() counts them (gettxoutproof is this route's one call). */
+    async function proofOf(receipt: string): Promise<Counted<{ message?: string; block_hash?: string; header?: string }>> {
+      const route = 'POST /api/receipts/proof';
+      calls.length = 0;
+      observed.length = 0;
+      const res = await t.app.inject({ method: 'POST', url: '/api/receipts/proof', payload: { receipt } });
+      const made = [...calls];
+      assert.deepEqual(observed, [{ route, calls: made }], 'metered as its route, the meter\'s count the node\'s');
+      assert.ok(made.length <= PUBLIC_ROUTE_NODE_CALLS[route]!, `${made.length} node calls (${made.join(', ')})`);
+      return { statusCode: res.statusCode, body: res.json(), calls: made };
+    }
+
+    test('a receipt\'s proof: no node call for an altered receipt or one not yet mined; once mined, one gettxoutproof with its block\'s hash. The keys: none', async () => {
+      const tx = await node.buildTx({ feeRate: 6 });
+      const { receipt } = (await post<{ receipt: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex })).body;
+      const [head, body, signature] = receipt.split('.') as [string, string, string];
+      const forged = `${head}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), fee: 1 })).toString('base64url')}.${signature}`;
+      for (const [text, status] of [[forged, 400], ['not.a.receipt', 400], [receipt, 404]] as const) {
+        const answer = await proofOf(text);
+        assert.deepEqual([answer.statusCode, answer.calls], [status, []], answer.body.message);
+      }
+      const [hash] = await node.mine(1);
+      const mined = await proofOf(receipt);
+      assert.deepEqual([mined.statusCode, mined.calls, mined.body.block_hash], [200, ['gettxoutproof'], hash]);
+      assert.equal(mined.calls.length, NODE_CALLS.receiptProof);
+      calls.length = 0;
+      observed.length = 0;
+      assert.equal((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).statusCode, 200);
+      assert.deepEqual([calls, observed], [[], [{ route: 'GET /.well-known/jwks.json', calls: [] }]]);
+    });
+
     test('the portal\'s own, waiting, then mined: every read within its budget, never gettxoutproof', async () => {
       const tx = await node.buildTx({ feeRate: 6 });
       const submitted = await post<{ status: string; message: string }>(t.app, '/rest-api/submit-tx', { tx_hex: tx.hex });

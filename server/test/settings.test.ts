@@ -72,6 +72,8 @@ for (const engine of testDatabases()) {
         ['pool_coinbase_tag', 'text', null, null],
         ['pool_payout_addresses', 'text', null, null],
         ['public_mempool_view', 'boolean', null, null],
+        ['quote_validity_minutes', 'number', 1, 1440],
+        ['pool_name', 'text', null, null],
       ]);
       const floor = res.body.result[0]!;
       assert.deepEqual(Object.keys(floor).sort(), ['description', 'id', 'item', 'max_value', 'min_value', 'required', 'updated_at', 'value', 'value_type']);

@@ -8,6 +8,7 @@ import { BatchRoute } from './routes/batch-route.tsx';
 import { DashboardRoute } from './routes/dashboard-route.tsx';
 import { MetricsRoute } from './routes/metrics-route.tsx';
 import { StatusRoute } from './routes/status-route.tsx';
+import { VerifyRoute } from './routes/verify-route.tsx';
 import './styles.css';
 import { SynchroTableRoute } from './routes/synchro-table-route.tsx';
 
@@ -33,6 +34,7 @@ createRoot(root).render(
             <Route path="/status" element={<StatusRoute />} />
             <Route path="/tx" element={<StatusRoute />} />
             <Route path="/tx/:txid" element={<StatusRoute />} />
+            <Route path="/verify" element={<VerifyRoute />} />
             <Route path="/login" element={<LoginRoute />} />
             <Route path="/login/callback" element={<LoginCallbackRoute />} />
             <Route path="/dashboard" element={<DashboardRoute />} />

@@ -5,7 +5,7 @@ import { hashPassword } from '../auth/passwords.ts';
 import { loadAuthKey } from '../auth/auth-key-secret.ts';
 import { ACCOUNT_CHECK_CACHE_MS } from '../auth/local-issuer.ts';
 import { askRunningPortal } from '../auth/staff-channel.ts';
-import { runStaffCommand, STAFF_COMMANDS, USERNAME, type StaffCommand } from '../auth/staff-commands.ts';
+import { RECEIPT_KID, runStaffCommand, STAFF_COMMANDS, USERNAME, type StaffCommand } from '../auth/staff-commands.ts';
 import { ConfigError, parseConfig } from '../config/config.ts';
 import { PRIVATE_UMASK } from '../lib/private-dir.ts';
 import { openDatabase, prepareDataDir } from '../runtime.ts';
@@ -24,6 +24,9 @@ const USAGE = `Usage: npm run staff -- <command>
   remove NAME                             delete an account
   list                                    list accounts
   rotate-key                              replace the key that signs local staff tokens
+  receipt-keys                            list the keys that sign receipts (signing, retired, withdrawn)
+  rotate-receipt-key                      replace the key that signs receipts (receipts signed before stay valid)
+  withdraw-receipt-key KID                withdraw a receipt key whose private half may have leaked (receipts it signed stop verifying)
 Without --password-stdin a random password is generated and printed once.
 A new password, a new role or removal ends the account's sign-ins at once
 (within ${ACCOUNT_CHECK_CACHE_MS / 1000} s on a running portal); rotate-key ends every account's.`;
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
     options: { admin: { type: 'boolean' }, viewer: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean' } },
   });
   const [command, name] = positionals;
+  const kid = command === 'withdraw-receipt-key' ? name : undefined;
   if (values.help || !command) {
     console.log(USAGE);
     return;
@@ -49,7 +53,8 @@ async function main(): Promise<void> {
   const needsName = ['add', 'passwd', 'remove', 'role'].includes(command);
   if (!(STAFF_COMMANDS as readonly string[]).includes(command) || (needsName && !name)) throw new Error(USAGE);
   if (command === 'role' && values.admin === values.viewer) throw new Error('Say --admin or --viewer: npm run staff -- role NAME --admin|--viewer');
-  if (name !== undefined && !USERNAME.test(name)) throw new Error('A username is 1-64 letters, digits or . _ @ -');
+  if (command === 'withdraw-receipt-key' && (kid === undefined || !RECEIPT_KID.test(kid))) throw new Error('Usage: npm run staff -- withdraw-receipt-key KID (npm run staff -- receipt-keys lists them)');
+  if (name !== undefined && kid === undefined && !USERNAME.test(name)) throw new Error('A username is 1-64 letters, digits or . _ @ -');
 
   // Like the portal: what this process writes in DATA_DIR (the embedded database, the key secret) is private.
   process.umask(PRIVATE_UMASK);
@@ -71,7 +76,9 @@ async function main(): Promise<void> {
           ? { command, name: name!, admin: values.admin === true }
           : command === 'remove'
             ? { command, name: name! }
-            : { command: command as 'list' | 'rotate-key' };
+            : command === 'withdraw-receipt-key'
+              ? { command, kid: kid! }
+              : { command: command as 'list' | 'rotate-key' | 'receipt-keys' | 'rotate-receipt-key' };
 
   let lines: string[];
   // The embedded database is the running portal's alone (db/pglite-lock.ts): it runs the command (auth/staff-channel.ts).

@@ -204,6 +204,8 @@ for (const engine of testDatabases()) {
           ['pool_coinbase_tag', '', 'text', null, null],
           ['pool_payout_addresses', '', 'text', null, null],
           ['public_mempool_view', 'false', 'boolean', null, null],
+          ['quote_validity_minutes', '10', 'number', 1, 1440],
+          ['pool_name', 'Slipstream', 'text', null, null],
         ],
       );
       for (const r of rows) {

@@ -49,6 +49,14 @@ export const NODE_CALLS = {
   recorded: 2 + 4 + MAX_OUTPUT_LOOKUPS,
   /** An explorer read's details (explorer-details.ts): decoderawtransaction, and its prevouts (getrawtransaction in its block, or a gettxout batch). */
   explorerDetails: 2,
+  /**
+   * A receipt's merkle proof (modules/receipts/receipts.service.ts), once its
+   * signature checked: gettxoutproof WITH the hash of the block the portal
+   * knows holds it, which reads that one block from disk (never the UTXO-set
+   * walk it does without a hash). None for a receipt that does not verify,
+   * or whose transaction no known block holds.
+   */
+  receiptProof: 1,
 } as const;
 
 /** Every public read that may reach the node, by method and full path, and the node calls one request may make. */
@@ -59,6 +67,9 @@ export const PUBLIC_ROUTE_NODE_CALLS: Readonly<Record<string, number>> = {
   'GET /api/tx/:txid/status': NODE_CALLS.recorded,
   // The portal's own copy, from the database alone.
   'GET /api/tx/:txid/hex': 0,
+  'POST /api/receipts/proof': NODE_CALLS.receiptProof,
+  // The published keys: from the database (cached), never the node.
+  'GET /.well-known/jwks.json': 0,
 };
 
 /** A node call refused because the request has spent its budget. */

@@ -74,7 +74,12 @@ describe('the public API from a page of another origin, in Chromium', () => {
     const tx = await node.buildTx({ feeRate: 3 });
     // A JSON POST: the browser sends a preflight first, which the portal must answer.
     const submitted = await fetchFromTool(page, `${app.base}/api/transactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_hex: tx.hex }) });
-    assert.deepEqual(submitted, { status: 200, body: { status: 'success', message: tx.txid }, error: null });
+    const { receipt, ...answer } = (submitted.body ?? {}) as { receipt?: unknown };
+    assert.deepEqual({ ...submitted, body: answer }, { status: 200, body: { status: 'success', message: tx.txid }, error: null });
+    // The receipt, and the keys that check it, are readable from any origin too.
+    assert.equal(typeof receipt, 'string');
+    const keys = await fetchFromTool(page, `${app.base}/.well-known/jwks.json`);
+    assert.equal(keys.status, 200, JSON.stringify(keys));
     assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid));
 
     const status = await fetchFromTool(page, `${app.base}/api/transactions/status?tx_id=${tx.txid}`);

@@ -113,6 +113,8 @@ export interface TestAppOptions {
   serviceRpcCalls?: string[];
   /** Told of each public read's node calls as the app's own meter counted them (http/node-call-budget.ts). */
   observeNodeCalls?: Adapters['observeNodeCalls'];
+  /** The portal's key secret (seals the receipt keys, signs quotes); derived from the random webhook key without. */
+  authKey?: Adapters['authKey'];
 }
 
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
@@ -158,6 +160,9 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
     ...(options.mail ? { mail: options.mail } : {}),
     ...(options.sharedCounters ? { sharedCounters: options.sharedCounters } : {}),
     ...(options.observeNodeCalls ? { observeNodeCalls: options.observeNodeCalls } : {}),
+    ...(options.authKey ? { authKey: options.authKey } : {}),
+    // As the settings: a rotation of the receipt keys is seen at once.
+    receiptKeyCacheMs: 0,
   });
   const app = await buildApp(services, {
     rateLimit: { max: options.rateLimitMax ?? 100_000, windowMs: options.rateLimitWindowMs ?? 60_000 },
@@ -203,6 +208,13 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
 export async function post<T = Record<string, unknown>>(app: App, url: string, body: unknown): Promise<{ statusCode: number; body: T; headers: Record<string, unknown> }> {
   const res = await app.inject({ method: 'POST', url, payload: body as object });
   return { statusCode: res.statusCode, body: res.json<T>(), headers: res.headers };
+}
+
+/** A submission's answer without its receipt (a signature, new every time), for comparing the rest; the receipt must be there. */
+export function withoutReceipt<T extends object>(body: T): Omit<T, 'receipt'> {
+  const { receipt, ...rest } = body as T & { receipt?: unknown };
+  if (typeof receipt !== 'string') throw new Error(`no receipt in ${JSON.stringify(body)}`);
+  return rest;
 }
 
 export async function get<T = Record<string, unknown>>(app: App, url: string): Promise<{ statusCode: number; body: T; headers: Record<string, unknown> }> {

@@ -15,3 +15,15 @@ export const infoQuery = queryOptions({
 });
 
 export const useInfo = () => useQuery(infoQuery);
+
+/** `getinfo` for a client code: its quote holds that code's minimum (the discount applied). */
+export const quoteQuery = (clientCode: string) =>
+  queryOptions({
+    queryKey: ['getinfo', clientCode],
+    queryFn: ({ signal }) => unwrap(api.GET('/rest-api/getinfo', { params: { query: { client_code: clientCode } }, signal })),
+    staleTime: 60_000,
+    refetchInterval: 60_000,
+    enabled: clientCode !== '',
+  });
+
+export const useCodeQuote = (clientCode: string) => useQuery(quoteQuery(clientCode));

@@ -8,10 +8,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Chain height, network and the current minimum fee rate */
+        /** Chain height, network and the current minimum fee rate, with a quote of the minimum that holds for a while */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The quote is for this client code (its discount applied); fee_rate stays the minimum without one */
+                    client_code?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -30,6 +33,32 @@ export interface paths {
                             network: string;
                             /** @description The current minimum fee rate (sat/vB) for a submission without client code */
                             fee_rate: number;
+                            /** @description A signed fee quote: the minimum a submission naming it is judged by until it expires (or the current minimum, when that is lower), for the same client code. Nothing is stored per quote; it may be named by any number of submissions until it expires. An expired, altered or other client code's quote is refused with the reason */
+                            quote?: {
+                                /** @description Name it as quote_id in a submission (both APIs, single or package) to be judged at this threshold until expires_at */
+                                quote_id: string;
+                                /** @description The minimum fee rate (sat/vB) the quote holds, with the client code's discount applied */
+                                threshold: number;
+                                /** @description The client code the quote holds for; absent: for a submission without one */
+                                client_code?: string;
+                                /** @description ISO 8601: until then a submission naming the quote is judged at its threshold, even if the minimum has risen (the quote_validity_minutes setting, 10 by default) */
+                                expires_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -82,6 +111,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description A quote the preview is judged at while it holds, as a submission naming it would be (one that does not hold is left out here) */
+                        quote_id?: string;
                     };
                 };
             };
@@ -254,6 +285,8 @@ export interface paths {
                         tx_hex: string;
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                     };
@@ -273,6 +306,8 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount */
                             notice?: string;
+                            /** @description The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipt?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -387,6 +422,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code for a discount */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                     };
@@ -404,6 +441,10 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount */
                             notice?: string;
+                            /** @description One receipt for each member the node accepted, by txid. The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipts?: {
+                                [key: string]: string;
+                            };
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -1033,6 +1074,17 @@ export interface paths {
                             effective_rate: number;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description A signed fee quote: the minimum a submission naming it is judged by until it expires (or the current minimum, when that is lower), for the same client code. Nothing is stored per quote; it may be named by any number of submissions until it expires. An expired, altered or other client code's quote is refused with the reason */
+                            quote?: {
+                                /** @description Name it as quote_id in a submission (both APIs, single or package) to be judged at this threshold until expires_at */
+                                quote_id: string;
+                                /** @description The minimum fee rate (sat/vB) the quote holds, with the client code's discount applied */
+                                threshold: number;
+                                /** @description The client code the quote holds for; absent: for a submission without one */
+                                client_code?: string;
+                                /** @description ISO 8601: until then a submission naming the quote is judged at its threshold, even if the minimum has risen (the quote_validity_minutes setting, 10 by default) */
+                                expires_at: string;
+                            };
                         };
                     };
                 };
@@ -1324,6 +1376,8 @@ export interface paths {
                         tx_hex: string;
                         /** @description A client code: its discount lowers the rate to pay */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                         /** @description true: judged as a submission (decoded, priced, the node's testmempoolaccept) but not sent to the mempool. Nothing is recorded: no submission, nothing in the Tx Puller or reports, no failure for staff; the request is in the audit trail like any other */
@@ -1344,6 +1398,8 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipt?: string;
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -1455,6 +1511,8 @@ export interface paths {
                         tx_hexes: string[];
                         /** @description A client code: its discount lowers the rate to pay */
                         client_code?: string;
+                        /** @description A quote_id from GET /api/rates or /rest-api/getinfo: judged at its threshold while it holds; refused (with the reason) when it has expired, is for another client code, or was altered */
+                        quote_id?: string;
                         /** @description https:// URL that receives a signed POST for each event of the transaction (accepted, mined, replaced, evicted, conflicted, unconfirmed); the answer's callback_secret signs them */
                         callback_url?: string;
                     };
@@ -1472,6 +1530,10 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description One receipt for each member the node accepted, by txid. The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipts?: {
+                                [key: string]: string;
+                            };
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -1504,6 +1566,10 @@ export interface paths {
                             message: string;
                             /** @description Why a client code gave no discount (unknown, inactive, not valid yet, expired) */
                             notice?: string;
+                            /** @description One receipt for each member the node accepted, by txid. The pool's signed receipt: a compact JWS (ES256, typ slipstream-receipt+jws) whose payload is JSON {v, pool, network, txid, wtxid, fee (sats), vsize, threshold (sat/vB applied), quote ({quote_id, threshold, expires_at} or null), accepted_at (ISO 8601)}. Check it with the keys at /.well-known/jwks.json (or on the /verify page); once mined, POST it to /api/receipts/proof for the merkle proof. Nobody else can look it up: keep it. */
+                            receipts?: {
+                                [key: string]: string;
+                            };
                             /** @description Signs every delivery to the request's callback_url (Slipstream-Signature header); shown only in this answer */
                             callback_secret?: string;
                             /** @description Why the request's callback_url was not subscribed (for a package: which members, each sentence led by their txids): it already follows the transaction (its first secret still signs, and is not shown again), the transaction has 5 callback URLs, this client address started its day's share of subscriptions, or the database failed. The submission itself is answered as if no callback_url had been given */
@@ -2184,6 +2250,214 @@ export interface paths {
                             /** @enum {boolean} */
                             is_success: false;
                             message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/receipts/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * For a receipt of a mined transaction: its block and a merkle inclusion proof from the node
+         * @description The receipt is checked first (its signature against the published keys): an altered or unknown one gets 400 and costs the node nothing. 404 while no block holds the transaction. Check the answer offline: the header's double SHA-256 (byte-reversed) is block_hash, and the proof's partial merkle tree gives the header's merkle root with the receipt's txid among its matches.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A receipt a submission answered with */
+                        receipt: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            txid: string;
+                            /** @description The block that holds the transaction */
+                            block_hash: string;
+                            block_height: number;
+                            /** @description The block's 80-byte header, hex: its double SHA-256, byte-reversed, is block_hash */
+                            header: string;
+                            /** @description The node's gettxoutproof for the txid in that block: a serialized merkle block (BIP 37: the header, the block's transaction count, hashes and flag bits), hex. Walking its partial merkle tree gives the header's merkle root and the txid among the matched leaves; anyone checks it offline */
+                            proof: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pool's receipt keys (JWK Set): check a receipt's signature with them */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The pool's receipt keys (RFC 7517 JWK Set): the one that signs now and every retired one, whose receipts stay valid. A key the pool withdrew (its private half may have leaked) is not here, and receipts it signed no longer verify */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keys: ({
+                                kty: string;
+                                crv: string;
+                                x: string;
+                                y: string;
+                                kid: string;
+                                alg: string;
+                                use: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };

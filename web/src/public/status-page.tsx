@@ -9,6 +9,7 @@ import { freshness, useSecondsSince } from './use-seconds-since.ts';
 import { EmailMe } from './email-me.tsx';
 import { StatusLive } from './status-live/status-live.tsx';
 import { useStatusStream } from './status-live/use-status-stream.ts';
+import { ReceiptDownload } from './verify/receipt-download.tsx';
 
 export const LOOKUP_FAILURE = 'Please enter a valid transaction hex.';
 
@@ -194,6 +195,7 @@ export function StatusPage({ txid }: { txid: string }) {
                 </>
               )}
             </dl>
+            <ReceiptDownload txid={tx.txid} />
             {waiting && <StatusLive status={data} version={status.dataUpdatedAt} />}
             {waiting && <EmailMe txid={txid} />}
           </>

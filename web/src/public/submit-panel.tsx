@@ -1,22 +1,40 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { useInfo } from '../api/getinfo.ts';
+import { useCodeQuote, useInfo } from '../api/getinfo.ts';
 import { ApiError, GENERIC_FAILURE } from '../api/http.ts';
 import { useSubmitPackage, useSubmitTx, type SubmitPackageResponse } from '../api/submit-tx.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { TxidText } from '../components/txid-text.tsx';
-import { feeRateUp } from '../lib/format.ts';
+import { feeRateUp, formatDateTime } from '../lib/format.ts';
 import { notify, type ToastId } from '../lib/toasts.tsx';
 import { splitHexInput } from './hex-input.ts';
 import { packageLabel } from './package-label.ts';
 import { AlreadyConfirmed, type Confirmed } from './already-confirmed.tsx';
 import { ParseSummary } from './parse-summary.tsx';
 import { useParsePreview } from './use-parse-preview.ts';
+import { pickQuote, quoteField, type HeldQuote } from './quote-hold.ts';
+import { keepReceipts } from './verify/receipt-store.ts';
 
 export const INFO_FAILURE = 'Unable to connect to Slipstream server. Please try again in 60 seconds.';
 export const NETWORK_FAILURE = 'Failed to submit transaction. Please try again.';
 
-type Outcome = { kind: 'accepted'; txids: string[] } | { kind: 'failed'; message: string; confirmed?: Confirmed | undefined } | null;
+type Outcome = { kind: 'accepted'; txids: string[]; receipts: Record<string, string> } | { kind: 'failed'; message: string; confirmed?: Confirmed | undefined } | null;
+
+/** How long the client code must stay unchanged before its quote is asked for (each request spends the visitor's budget). */
+const QUOTE_DEBOUNCE_MS = 500;
+
+/** `value`, once it has stayed the same for `ms`. */
+function useSettled(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+/** A refusal of the quote itself (modules/quotes/quote-token.ts): the page lets go of it, and the next submission asks afresh. */
+const QUOTE_REFUSED = /^The quote /;
 
 /**
  * What the form held when the visitor left it, e.g. for a status page: Back
@@ -65,12 +83,22 @@ export function SubmitPanel() {
   const single = useSubmitTx();
   const pack = useSubmitPackage();
   const { items, isPackage } = splitHexInput(text);
-  const parsed = useParsePreview(items, clientCode);
   const submitting = single.isPending || pack.isPending;
   /** The toast of the last submission, closed when the next one starts. */
   const lastToast = useRef<ToastId | undefined>(undefined);
   const code = clientCode.trim();
   const withCode = code ? { client_code: code } : {};
+  // The quote the page holds for this client code (none: getinfo's own), named by the submission while it holds.
+  const settledCode = useSettled(code, QUOTE_DEBOUNCE_MS);
+  const codeInfo = useCodeQuote(settledCode);
+  const answer = code === '' ? { quote: info.data?.quote, at: info.dataUpdatedAt } : settledCode === code ? { quote: codeInfo.data?.quote, at: codeInfo.dataUpdatedAt } : undefined;
+  // Each new answer's quote replaces the one held only when it is no dearer (or that one is ending): pickQuote, as of the answer's time.
+  const [held, setHeld] = useState<{ fresh: HeldQuote | undefined; quotes: Record<string, HeldQuote | undefined> }>({ fresh: undefined, quotes: {} });
+  if (answer?.quote !== undefined && answer.quote !== held.fresh) {
+    setHeld({ fresh: answer.quote, quotes: { ...held.quotes, [code]: pickQuote(held.quotes[code], answer.quote, answer.at) } });
+  }
+  const quote = held.quotes[code];
+  const parsed = useParsePreview(items, clientCode, quote?.quote_id);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -79,9 +107,12 @@ export function SubmitPanel() {
     // The earlier submission's toast is about an outcome this one replaces: "submitted successfully" must not stay up beside "Submission failed.".
     if (lastToast.current !== undefined) notify.dismiss(lastToast.current);
     lastToast.current = undefined;
+    const withQuote = quoteField(quote);
     try {
       if (isPackage) {
-        const response = await pack.mutateAsync({ tx_hexes: items, ...withCode });
+        const response = await pack.mutateAsync({ tx_hexes: items, ...withCode, ...withQuote });
+        // The receipts of the members taken stay in this browser, for their status pages (nobody can ask the pool for them).
+        if (response.receipts) keepReceipts(response.receipts);
         if (response.status === 'error' || response.result?.package_msg !== 'success') {
           lastToast.current = notify.error('Package submission failed!');
           setOutcome({ kind: 'failed', message: packageFailure(response) });
@@ -91,13 +122,16 @@ export function SubmitPanel() {
           .map((entry) => entry.txid)
           .filter((txid): txid is string => typeof txid === 'string');
         lastToast.current = notify.success('Package submitted successfully!');
-        setOutcome({ kind: 'accepted', txids });
+        setOutcome({ kind: 'accepted', txids, receipts: response.receipts ?? {} });
       } else {
-        const response = await single.mutateAsync({ tx_hex: items[0]!, ...withCode });
+        const response = await single.mutateAsync({ tx_hex: items[0]!, ...withCode, ...withQuote });
+        const receipts = response.receipt ? { [response.message]: response.receipt } : {};
+        keepReceipts(receipts);
         lastToast.current = notify.success('Transaction submitted successfully!');
-        setOutcome({ kind: 'accepted', txids: [response.message] });
+        setOutcome({ kind: 'accepted', txids: [response.message], receipts });
       }
     } catch (error) {
+      if (error instanceof ApiError && QUOTE_REFUSED.test(error.message)) setHeld({ ...held, quotes: { ...held.quotes, [code]: undefined } });
       if (isPackage) lastToast.current = notify.error('Package submission failed!');
       setOutcome({ kind: 'failed', message: failureText(error), confirmed: confirmedOf(error) });
     }
@@ -115,6 +149,12 @@ export function SubmitPanel() {
               {' '}
               The least a transaction must pay to be accepted into the pool's mempool. Its status page then shows the rate to beat for the next block.
             </span>
+            {quote && (
+              <span className="hint" data-testid="quote-held">
+                {code ? `With client code ${code}, ${feeRateUp(quote.threshold)} sat/vB` : `${feeRateUp(quote.threshold)} sat/vB`} is held for you until{' '}
+                {formatDateTime(quote.expires_at)}: a submission from this page before then is judged at it, even if the minimum rises.
+              </span>
+            )}
           </>
         ) : (
           'Loading the current minimum fee rate...'
@@ -159,6 +199,12 @@ export function SubmitPanel() {
               <li key={txid}>
                 <TxidText txid={txid} className="txid" /> <CopyButton text={txid} label={`Copy txid ${txid}`} copiedMessage="Txid copied!" />{' '}
                 <Link to={`/status?txid=${txid}`}>View mining status</Link>
+                {outcome.receipts[txid] && (
+                  <>
+                    {' '}
+                    · <Link to={`/verify#receipt=${outcome.receipts[txid]}`}>Verify receipt</Link>
+                  </>
+                )}
               </li>
             ))}
           </ul>

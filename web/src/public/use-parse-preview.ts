@@ -10,16 +10,17 @@ export const PARSE_DEBOUNCE_MS = 300;
  * input cancels the older request. docs/behaviour.md#parse-preview: a parse failure is only
  * logged; the preview then shows nothing.
  */
-export function useParsePreview(items: string[], clientCode: string): ParseTxResponse | null {
+export function useParsePreview(items: string[], clientCode: string, quoteId?: string): ParseTxResponse | null {
   const [result, setResult] = useState<{ key: string; value: ParseTxResponse } | null>(null);
-  const key = JSON.stringify([items, clientCode]);
+  const key = JSON.stringify([items, clientCode, quoteId]);
 
   useEffect(() => {
     if (items.length === 0) return;
     const controller = new AbortController();
     const timer = setTimeout(() => {
       const code = clientCode.trim();
-      parseTx({ tx_hexes: items, ...(code ? { client_code: code } : {}) }, controller.signal)
+      // Judged at the quote the page holds, as the submission naming it will be.
+      parseTx({ tx_hexes: items, ...(code ? { client_code: code } : {}), ...(quoteId ? { quote_id: quoteId } : {}) }, controller.signal)
         .then((value) => setResult({ key, value }))
         .catch((error: unknown) => {
           if (!controller.signal.aborted) console.warn('parse-tx failed', error);
@@ -29,7 +30,7 @@ export function useParsePreview(items: string[], clientCode: string): ParseTxRes
       clearTimeout(timer);
       controller.abort();
     };
-    // `key` stands for items and clientCode.
+    // `key` stands for items, clientCode and quoteId.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 

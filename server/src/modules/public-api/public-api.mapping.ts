@@ -6,6 +6,7 @@ import type { StatusResponse } from '../status/status.schemas.ts';
 import type { PackageResult } from '../submission/submission.schemas.ts';
 import type { ExplorerDetails } from './explorer-details.ts';
 import type { RatesResponse } from './public-api.schemas.ts';
+import type { Quote as SignedQuote } from '../quotes/quote-token.ts';
 
 /**
  * The portal's answers in the public service's field names: one service
@@ -18,6 +19,8 @@ export interface Quote {
   snapshot: MarketSnapshot;
   threshold: number;
   discount: DiscountLookup;
+  /** The threshold as a signed quote a submission may name (modules/quotes/). */
+  signed?: SignedQuote;
 }
 
 /** /api/rates from the price a submission with the same client code would be judged by now. */
@@ -34,6 +37,7 @@ export function ratesOf(quote: Quote): RatesResponse {
     // The threshold itself (fee-math.ts thresholdRate), not recomputed here: what submit-tx applies.
     effective_rate: quote.threshold,
     ...(quote.discount.kind === 'refused' ? { notice: quote.discount.notice } : {}),
+    ...(quote.signed ? { quote: quote.signed } : {}),
   };
 }
 

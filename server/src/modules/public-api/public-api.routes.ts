@@ -143,10 +143,10 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
       response: { 200: TransactionResponse, ...submitErrors },
     },
   }, (request) => {
-    const { tx_hex, client_code, skip_mempool_submission, callback_url } = request.body;
-    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitTx(tx_hex, client_code, { clientAddress: addressGroup(request.ip) }), (answer) => [answer.message]);
+    const { tx_hex, client_code, skip_mempool_submission, callback_url, quote_id } = request.body;
+    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitTx(tx_hex, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }), (answer) => [answer.message]);
     if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
-    return submission.checkTx(tx_hex, client_code);
+    return submission.checkTx(tx_hex, client_code, quote_id);
   });
 
   app.post('/transactions/packages', {
@@ -159,8 +159,8 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
       response: { 200: PackageResponse, 400: PackageResponse, 413: StatusError, 429: StatusError, 503: StatusError },
     },
   }, async (request) => {
-    const { tx_hexes, client_code, callback_url } = request.body;
-    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: addressGroup(request.ip) }), acceptedPackageTxids);
+    const { tx_hexes, client_code, callback_url, quote_id } = request.body;
+    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }), acceptedPackageTxids);
     return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
   });
 

@@ -3,6 +3,8 @@ import { MAX_PACKAGE_COUNT } from '../submission/submission-rules.ts';
 import { StandardVerdict } from '../policy/policy.schemas.ts';
 import { BumpAdvice, RemovalReason } from '../status/status.schemas.ts';
 import { CallbackNotice, CallbackSecret, CallbackUrl } from '../submission/submission.schemas.ts';
+import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
+import { ReceiptField, ReceiptsField } from '../receipts/receipts.schemas.ts';
 
 /**
  * Wire shapes of the Slipstream-compatible public API (`/api/*`): the field
@@ -34,6 +36,7 @@ export const RatesResponse = Type.Object(
     slipstream_rate: Rate('market_rate × discounted_multiplier'),
     effective_rate: Rate('What a transaction must pay to be admitted here now: the higher of submit_fee_rate and slipstream_rate (the threshold /rest-api/submit-tx applies)'),
     notice: Notice,
+    quote: Type.Optional(QuoteSchema),
   },
   {
     description:
@@ -63,6 +66,7 @@ export const TransactionBody = Type.Object(
   {
     tx_hex: TxHex,
     client_code: ClientCode,
+    quote_id: QuoteIdField,
     callback_url: CallbackUrl,
     skip_mempool_submission: Type.Optional(
       Type.Boolean({
@@ -78,6 +82,7 @@ export const TransactionResponse = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   message: Type.String({ description: 'On success the txid; on error why it was refused' }),
   notice: Notice,
+  receipt: ReceiptField,
   callback_secret: CallbackSecret,
   callback_notice: CallbackNotice,
   /** Only with skip_mempool_submission, on success (the route's description says so). */
@@ -88,6 +93,7 @@ export const PackageBody = Type.Object(
   {
     tx_hexes: Type.Array(TxHex, { minItems: 2, maxItems: MAX_PACKAGE_COUNT, description: `2 to ${MAX_PACKAGE_COUNT} raw transactions, parents first` }),
     client_code: ClientCode,
+    quote_id: QuoteIdField,
     callback_url: CallbackUrl,
   },
   { additionalProperties: false },
@@ -104,6 +110,7 @@ export const PackageResponse = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   message: Type.String(),
   notice: Notice,
+  receipts: ReceiptsField,
   callback_secret: CallbackSecret,
   callback_notice: CallbackNotice,
   package_msg: Type.Optional(Type.String({ description: "The node's verdict on the package" })),

@@ -20,6 +20,10 @@ export interface PortalSettings {
   poolPayoutAddresses: string[];
   /** Anyone may see the private mempool's aggregates (the /mempool/ view, health details, metrics); off: staff only. */
   publicMempoolView: boolean;
+  /** How long a fee quote holds once issued (modules/quotes/), in minutes. */
+  quoteValidityMinutes: number;
+  /** The pool's name, as its receipts give it (modules/receipts/). */
+  poolName: string;
 }
 
 export interface SettingsStore {
@@ -49,6 +53,8 @@ export function parsePortalSettings(rows: SettingRow[]): PortalSettings {
     poolCoinbaseTag: (map.get('pool_coinbase_tag') ?? '').trim(),
     poolPayoutAddresses: (map.get('pool_payout_addresses') ?? '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
     publicMempoolView: map.get('public_mempool_view') === 'true',
+    quoteValidityMinutes: number('quote_validity_minutes'),
+    poolName: (map.get('pool_name') ?? '').trim(),
   };
 }
 

@@ -15,6 +15,7 @@ import { DRY_RUN_PRIVATE_CONFLICT_MESSAGE } from './private-conflicts.ts';
 import { decodeEach } from './tx-decoding.ts';
 import { packageHexesForSubmission } from './psbt.ts';
 import { answered, callerIds, decodeTx } from './submission-pipeline.ts';
+import { namedQuote, withQuote } from './quote-and-receipt.ts';
 import { withoutPrivateIds } from '../disclosure/public-disclosure.ts';
 
 /**
@@ -42,12 +43,15 @@ export async function checkTx(
   service: SubmissionContext,
   entry: string,
   rawClientCode: string | undefined,
+  quoteId?: string,
 ): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict }> {
   // Decoded as submit-tx decodes (a PSBT finalized, whitespace dropped), so both judge the same transaction.
   const { tx, hex } = await decodeTx(service.rpc, entry);
   return answered(service.portalTxids, [tx], async () => {
     const current = await openForSubmissions(service.settings);
     const clientCode = normaliseClientCode(rawClientCode);
+    // Judged at a quote's minimum while it holds, as the submission would be (quote-and-receipt.ts).
+    const quote = namedQuote(service, quoteId, clientCode);
     let ctx: PricingContext;
     let priced: PricedTx;
     try {
@@ -55,6 +59,7 @@ export async function checkTx(
     } catch (error) {
       throw nodeFailure(error);
     }
+    ctx = withQuote(ctx, quote);
     if (priced.fee === undefined) throw new ApiError(422, MISSING_INPUTS_MESSAGE);
     refuseInvalidSignatures([priced]);
     if (priced.fee >= 0 && !functionalClears({ feeSats: priced.fee, vsize: priced.vsize }, priced.mempoolAncestors, ctx.threshold)) {

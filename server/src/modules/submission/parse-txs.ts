@@ -12,6 +12,8 @@ import { notice, offer, pricingContext, pricingFor, type PricingContext, type Su
 import { FEE_TOO_LOW_MESSAGE, MAX_PACKAGE_COUNT } from './submission-rules.ts';
 import type { ParseResponse, ParsedTxItem } from './submission.schemas.ts';
 import { decodeEach, normaliseItems } from './tx-decoding.ts';
+import { namedQuote, withQuote } from './quote-and-receipt.ts';
+import type { CheckedQuote } from '../quotes/quote-token.ts';
 
 /**
  * Transactions decoded and priced without being sent: what each one is,
@@ -39,9 +41,10 @@ export const CHILD_CAN_PAY = 'A child transaction that spends it can pay for bot
 const PAYS_FOR_PARENTS = 'Priced with the unconfirmed parents it spends: its fee pays for them too (child pays for parent).';
 const PAID_BY_CHILDREN = 'Below the minimum on its own; the transactions of the package that spend it pay for it (child pays for parent).';
 
-export async function parse(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: Pick<SubmitOptions, 'clientAddress'> = {}): Promise<ParseResponse> {
+export async function parse(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: Pick<SubmitOptions, 'clientAddress' | 'quoteId'> = {}): Promise<ParseResponse> {
   const hexes = normaliseItems(rawHexes);
   const clientCode = normaliseClientCode(rawClientCode);
+  const quote = previewQuote(service, options.quoteId, clientCode);
   if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
   if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
   // PSBTs are finalized on the node first; one that cannot be is reported in its row.
@@ -50,7 +53,7 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
   const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
   // Whether the public network would relay each one: asked beside the pricing, never failing the answer.
   const [pricing, standard] = await Promise.all([
-    priceForParse(service, clientCode, txs, options.clientAddress),
+    priceForParse(service, clientCode, txs, options.clientAddress, quote),
     judgeStandard(
       service,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
@@ -79,10 +82,25 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
   };
 }
 
-async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[], clientAddress: string | undefined): Promise<ParsePricing> {
+/**
+ * The quote the preview is judged at, as the submission naming it would be
+ * (quote-and-receipt.ts); one that does not hold is left out here (the
+ * preview shows the current minimum) and refused with its reason only when
+ * a submission names it.
+ */
+function previewQuote(service: SubmissionContext, quoteId: string | undefined, clientCode: string | undefined): CheckedQuote | undefined {
+  try {
+    return namedQuote(service, quoteId, clientCode);
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
+}
+
+async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[], clientAddress: string | undefined, quote: CheckedQuote | undefined): Promise<ParsePricing> {
   const pricing: ParsePricing = { ctx: undefined, priced: new Map(), confirmed: new Map(), together: undefined, note: undefined };
   try {
-    pricing.ctx = await pricingContext(service, clientCode);
+    pricing.ctx = withQuote(await pricingContext(service, clientCode), quote);
     const priced = await priceTransactions(service.rpc, txs, pricingFor(service, clientAddress));
     pricing.priced = new Map(priced.map((p) => [p.tx, p]));
     if (priced.length > 1 && priced.every((p) => p.fee !== undefined)) pricing.together = judgePackage(priced as PricedMember[], pricing.ctx.threshold);

@@ -20,6 +20,8 @@ import { signaturesVerdict } from './signature-check.ts';
 import { recordFailure, type NewFailure } from '../failed-txs/failed-txs.repository.ts';
 import { DEFAULT_FAILURE_STORAGE, type FailureStorageBound } from '../failed-txs/failed-tx-storage.ts';
 import { MAINTENANCE_MESSAGE } from './submission-rules.ts';
+import type { CheckedQuote } from '../quotes/quote-token.ts';
+import type { QuoteAndReceiptDeps } from './quote-and-receipt.ts';
 
 /**
  * What the submission paths (submit-tx.ts, submit-package.ts, parse-txs.ts)
@@ -44,6 +46,9 @@ export interface SubmissionDeps {
   failureStorage?: FailureStorageBound | undefined;
   /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds. None without. */
   publicMempool?: PublicMempool | undefined;
+  /** Fee quotes a submission may name, and the receipts accepted ones are answered with (quote-and-receipt.ts). */
+  quotes?: QuoteAndReceiptDeps['quotes'];
+  receipts?: QuoteAndReceiptDeps['receipts'];
 }
 
 export interface SubmitOptions {
@@ -64,6 +69,8 @@ export interface SubmitOptions {
    * (child pays for parent).
    */
   clientAddress?: string | undefined;
+  /** A fee quote the submitter holds (modules/quotes/): judged at its minimum while it holds, refused (422) when it does not. */
+  quoteId?: string | undefined;
 }
 
 export interface SubmissionContext extends SubmissionDeps {
@@ -79,6 +86,8 @@ export interface PricingContext {
   snapshot: MarketSnapshot;
   threshold: number;
   discount: DiscountLookup;
+  /** The quote the threshold comes from, when one held (quote-and-receipt.ts withQuote). */
+  quote?: CheckedQuote;
 }
 
 export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext {

@@ -15,7 +15,9 @@ import { compactHex, decodeOrReject, decodePackageOrReject } from './tx-decoding
  * 1. decode: a PSBT finalized on the node (psbt.ts), the hex decoded
  *    (tx-decoding.ts). First, because a bad entry is then refused (400)
  *    before the settings, the database or the UTXO set are read for it.
- * 2. open: the settings, read once; paused for maintenance, refused (503).
+ * 2. open: the settings, read once; paused for maintenance, refused (503);
+ *    a fee quote the submission names, checked (refused, 422, when it does
+ *    not hold) and judged at from here on (quote-and-receipt.ts).
  * 3. price: what each transaction pays, from the outputs it spends
  *    (prevouts.ts), and the threshold its client code gets, asked together.
  * 4. decide: the signatures the portal can check (signature-check.ts), then
@@ -31,7 +33,9 @@ import { compactHex, decodeOrReject, decodePackageOrReject } from './tx-decoding
  *    recordAccepted say how the pending row makes that hold); and what it
  *    refused for a passing reason, kept for staff to retry
  *    (submission-context.ts fail), before the answer too, so that a
- *    refused user's transaction is never lost.
+ *    refused user's transaction is never lost. Each transaction recorded
+ *    as taken in the copy sent is answered with its receipt, signed once it
+ *    is recorded (quote-and-receipt.ts).
  * 7. answer: a refusal leaves through the disclosure module
  *    (modules/disclosure/public-disclosure.ts), so that it names no
  *    transaction but the caller's own and those the portal accepted:

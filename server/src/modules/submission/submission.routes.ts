@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../../http/errors.ts';
 import { addressGroup } from '../../http/sse-registry.ts';
 import {
+  InfoQuery,
   InfoResponse,
   MAX_TX_HEX_CHARS,
   PackageResult,
@@ -31,8 +32,13 @@ const errors = { 400: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429
 /** Public routes: registered in the public scope, whose hook spends the caller's rate-limit budget (app.ts). */
 export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, webhooks, network }) => {
   app.get('/getinfo', {
-    schema: { tags: ['public'], summary: 'Chain height, network and the current minimum fee rate', response: { 200: InfoResponse, 503: ErrorResponse } },
-  }, () => service.info(network));
+    schema: {
+      tags: ['public'],
+      summary: 'Chain height, network and the current minimum fee rate, with a quote of the minimum that holds for a while',
+      querystring: InfoQuery,
+      response: { 200: InfoResponse, 400: ErrorResponse, 503: ErrorResponse },
+    },
+  }, (request) => service.info(network, request.query.client_code));
 
   app.post('/parse-tx', {
     bodyLimit: PACKAGE_BODY_LIMIT,
@@ -42,7 +48,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       body: TxHexesBody,
       response: { 200: ParseResponse, ...errors },
     },
-  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip) }));
+  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip), quoteId: request.body.quote_id }));
 
   app.post('/submit-tx', {
     bodyLimit: SINGLE_BODY_LIMIT,
@@ -53,7 +59,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       response: { 200: SubmitResponse, ...errors },
     },
   }, ({ body, ip }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: addressGroup(ip) }), (answer) => [answer.message]));
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }), (answer) => [answer.message]));
 
   app.post('/submit-package', {
     bodyLimit: PACKAGE_BODY_LIMIT,
@@ -64,5 +70,5 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       response: { 200: PackageResult, ...errors },
     },
   }, ({ body, ip }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip) }), acceptedPackageTxids));
+    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }), acceptedPackageTxids));
 };

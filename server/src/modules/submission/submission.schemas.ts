@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { StandardVerdict } from '../policy/policy.schemas.ts';
+import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
+import { MAX_QUOTE_ID_CHARS } from '../quotes/quote-token.ts';
+import { ReceiptField, ReceiptsField } from '../receipts/receipts.schemas.ts';
 
 /** Wire shapes of the public submission API (docs/behaviour.md#data-shapes and docs/behaviour.md#public-calls). One schema per shape. */
 
@@ -24,6 +27,7 @@ export const SubmitTxBody = Type.Object(
   {
     tx_hex: TxHex,
     client_code: ClientCode,
+    quote_id: QuoteIdField,
     callback_url: CallbackUrl,
   },
   { additionalProperties: false },
@@ -35,6 +39,7 @@ export const TxHexesBody = Type.Object(
   {
     tx_hexes: TxHexes,
     client_code: ClientCode,
+    quote_id: Type.Optional(Type.String({ maxLength: MAX_QUOTE_ID_CHARS, description: 'A quote the preview is judged at while it holds, as a submission naming it would be (one that does not hold is left out here)' })),
   },
   { additionalProperties: false },
 );
@@ -43,6 +48,7 @@ export const SubmitPackageBody = Type.Object(
   {
     tx_hexes: TxHexes,
     client_code: ClientCode,
+    quote_id: QuoteIdField,
     callback_url: CallbackUrl,
   },
   { additionalProperties: false },
@@ -65,6 +71,7 @@ export const SubmitResponse = Type.Object({
   status: Type.Literal('success'),
   message: Type.String({ description: 'The txid' }),
   notice: Notice,
+  receipt: ReceiptField,
   callback_secret: CallbackSecret,
   callback_notice: CallbackNotice,
 });
@@ -82,6 +89,7 @@ export const PackageResult = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   message: Type.String(),
   notice: Notice,
+  receipts: ReceiptsField,
   callback_secret: CallbackSecret,
   callback_notice: CallbackNotice,
   result: Type.Object(
@@ -148,4 +156,10 @@ export const InfoResponse = Type.Object({
   block_height: Type.Integer(),
   network: Type.String({ description: "'mainnet', 'testnet', 'testnet4', 'signet' or 'regtest'" }),
   fee_rate: Type.Number({ description: 'The current minimum fee rate (sat/vB) for a submission without client code' }),
+  quote: Type.Optional(QuoteSchema),
 });
+
+export const InfoQuery = Type.Object(
+  { client_code: Type.Optional(Type.String({ maxLength: 64, description: "The quote is for this client code (its discount applied); fee_rate stays the minimum without one" })) },
+  { additionalProperties: false },
+);

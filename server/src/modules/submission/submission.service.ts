@@ -1,5 +1,6 @@
 import { nodeFailure } from '../../http/errors.ts';
 import { thresholdRate } from '../pricing/fee-math.ts';
+import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { checkTx, testMempoolAccept } from './dry-run.ts';
 import { parse } from './parse-txs.ts';
 import { submitPackage } from './submit-package.ts';
@@ -25,13 +26,14 @@ export function createSubmissionService(deps: SubmissionDeps) {
     submitTx: (entry: string, rawClientCode: string | undefined, options?: SubmitOptions) => submitTx(service, entry, rawClientCode, options),
     submitPackage: (entries: string[], rawClientCode: string | undefined, options?: SubmitOptions) => submitPackage(service, entries, rawClientCode, options),
     /** `options.clientAddress`: a transaction below the minimum is kept as a parent that address offered (child pays for parent). */
-    parse: (rawHexes: string[], rawClientCode: string | undefined, options?: Pick<SubmitOptions, 'clientAddress'>) => parse(service, rawHexes, rawClientCode, options),
-    info: (network: string) => info(service, network),
+    parse: (rawHexes: string[], rawClientCode: string | undefined, options?: Pick<SubmitOptions, 'clientAddress' | 'quoteId'>) => parse(service, rawHexes, rawClientCode, options),
+    /** With a quote of the minimum for `rawClientCode` (none: without a client code), held for the quote validity setting. */
+    info: (network: string, rawClientCode?: string) => info(service, network, rawClientCode),
     /** submit-tx's judgement without sending: nothing recorded (dry-run.ts). */
-    checkTx: (entry: string, rawClientCode: string | undefined) => checkTx(service, entry, rawClientCode),
+    checkTx: (entry: string, rawClientCode: string | undefined, quoteId?: string) => checkTx(service, entry, rawClientCode, quoteId),
     /** The node's testmempoolaccept for an authorised caller (dry-run.ts). */
     testMempoolAccept: (entries: string[], trusted: boolean) => testMempoolAccept(service, entries, trusted),
-    /** What a submission with this client code would be priced with now: the settings, the market, the discount and the threshold. */
+    /** What a submission with this client code would be priced with now: the settings, the market, the discount and the threshold, and that threshold as a signed quote. */
     quote: (rawClientCode: string | undefined) => quote(service, rawClientCode),
   };
 }
@@ -39,19 +41,31 @@ export function createSubmissionService(deps: SubmissionDeps) {
 export type SubmissionService = ReturnType<typeof createSubmissionService>;
 
 async function quote(service: SubmissionContext, rawClientCode: string | undefined) {
+  let priced;
   try {
     const current = await service.settings.get();
-    return { settings: current, ...(await pricingContext(service, rawClientCode, current)) };
+    priced = { settings: current, ...(await pricingContext(service, rawClientCode, current)) };
   } catch (error) {
     throw nodeFailure(error);
   }
+  return { ...priced, ...(service.quotes ? { signed: await service.quotes.issue(priced.threshold, rawClientCode) } : {}) };
 }
 
-/** The block height, network and the fee rate a transaction without a discount must pay now. */
-async function info(service: SubmissionContext, network: string) {
+/**
+ * The block height, network and the fee rate a transaction without a
+ * discount must pay now (docs/behaviour.md#data-shapes: Info), and a quote of the
+ * minimum for `rawClientCode` (its discount applied), which a submission
+ * may name to be judged by it while it holds.
+ */
+async function info(service: SubmissionContext, network: string, rawClientCode: string | undefined) {
   const [current, snapshot] = await Promise.all([service.settings.get(), service.market.snapshot()]).catch((error: unknown) => {
     throw nodeFailure(error);
   });
   const threshold = thresholdRate({ feeRateFloor: current.feeRateFloor, multiplier: current.multiplier, marketRate: snapshot.marketRate, discountPercentage: 0 });
-  return { block_height: snapshot.height - 1, network, fee_rate: threshold };
+  const answer = { block_height: snapshot.height - 1, network, fee_rate: threshold };
+  if (!service.quotes) return answer;
+  const quoted = normaliseClientCode(rawClientCode) === undefined ? threshold : (await pricingContext(service, rawClientCode, current).catch((error: unknown) => {
+    throw nodeFailure(error);
+  })).threshold;
+  return { ...answer, quote: await service.quotes.issue(quoted, rawClientCode) };
 }

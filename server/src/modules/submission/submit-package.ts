@@ -20,6 +20,7 @@ import { afterAnswer, answered, decodePackage } from './submission-pipeline.ts';
 import type { PortalTxids } from './portal-records.repository.ts';
 import type { HexTx } from '../policy/standard-verdict.ts';
 import { publicPackageResult } from '../disclosure/public-disclosure.ts';
+import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
 
 /**
  * A package submitted (submitpackage): every member must clear the minimum
@@ -43,19 +44,31 @@ export async function submitPackage(service: SubmissionContext, entries: string[
   return answered(service.portalTxids, txs, async () => {
     const current = await openForSubmissions(service.settings);
     const clientCode = normaliseClientCode(rawClientCode);
+    // A quote the submitter holds: checked before anything costs the node, then judged at (quote-and-receipt.ts).
+    const quote = namedQuote(service, options.quoteId, clientCode);
     const failure: FailedSubmission = { txid: txs.at(-1)!.txid, txHex: hexes.at(-1)!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-    const { ctx, priced } = await pricePackage(service, txs, hexes, clientCode, current, failure);
+    const { ctx: priceCtx, priced } = await pricePackage(service, txs, hexes, clientCode, current, failure);
+    const ctx = withQuote(priceCtx, quote);
     const lifted = await decide(service, txs, hexes, priced, ctx, failure);
     // Priced: a failure can now be checked for signatures before it is kept.
     const refused: FailedSubmission = { ...failure, priced };
     const result = await sendPackage(service, txs, hexes, refused);
     const kept = await recordAccepted(service, result, priced, hexes, { clientCode, ctx, createdAt: options.createdAt, lifted });
     if (kept) afterAnswer(service, 'whether the package is standard', () => notePackageStandardness(service, kept.packageHash, kept.members));
+    // A receipt for each member the node took as sent (not another copy it held) and the portal recorded, whether or not the package as a whole succeeded.
+    const taken = takenAsSent(result);
+    const receipts = await receiptsOf(service, priced.flatMap((p) => (taken.has(p.tx.txid) ? [{ tx: p.tx, fee: p.fee, vsize: p.vsize }] : [])), ctx, service.clock.now());
+    const withReceipts = Object.keys(receipts).length > 0 ? { receipts } : {};
     // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
     const shown = await publicPackageResult(service.portalTxids, result);
-    if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, refused);
-    return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx) };
+    if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, refused, withReceipts);
+    return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx), ...withReceipts };
   });
+}
+
+/** The txids of the members the node took in the very copy sent: another witness it already held (`other-wtxid`) is not this copy. */
+function takenAsSent(result: SubmitPackageResult): Set<string> {
+  return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error && (r as { 'other-wtxid'?: string })['other-wtxid'] === undefined ? [r.txid] : [])));
 }
 
 /** Step 3: the price context and each member's price; refused (422) when a fee cannot be known or is negative. */
@@ -210,15 +223,16 @@ async function recordAccepted(service: Pick<SubmissionContext, 'records' | 'db' 
 }
 
 /** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */
-async function refuseFailed(service: Pick<SubmissionContext, 'conflicts' | 'db' | 'log' | 'failureStorage'>, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: FailedSubmission): Promise<never> {
+async function refuseFailed(service: Pick<SubmissionContext, 'conflicts' | 'db' | 'log' | 'failureStorage'>, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: FailedSubmission, receipts: { receipts?: Record<string, string> }): Promise<never> {
   const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
   const reasons = errors.join('; ') || result.package_msg;
   await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
   const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
   // Each reason in plain words, the node's after it (bitcoin/reject-reasons.ts).
-  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown) });
+  // The members the node took all the same keep their receipts.
+  if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown), ...receipts });
   // Each member's reason and the package's would describe the private conflict: one sentence for all of them.
-  throw new ApiError(422, message, { result: withoutReasons(shown, message) }, staffDetail);
+  throw new ApiError(422, message, { result: withoutReasons(shown, message), ...receipts }, staffDetail);
 }
 
 /** A submitpackage result with every refused member's reason in plain words. */

@@ -16,6 +16,7 @@ import { FEE_TOO_LOW_MESSAGE, LEFT_MEMPOOL_MESSAGE, OTHER_WITNESS_MESSAGE } from
 import { claimSubmission, releaseClaim, type NewSubmission } from './submission.repository.ts';
 import type { SubmitResponse } from './submission.schemas.ts';
 import { submitPackage } from './submit-package.ts';
+import { namedQuote, receiptOf, withQuote } from './quote-and-receipt.ts';
 
 /**
  * One transaction submitted, as the pipeline of submission-pipeline.ts
@@ -30,8 +31,11 @@ export async function submitTx(service: SubmissionContext, entry: string, rawCli
   return answered(service.portalTxids, [tx], async () => {
     const current = await openForSubmissions(service.settings);
     const clientCode = normaliseClientCode(rawClientCode);
+    // A quote the submitter holds: checked before anything costs the node, then judged at (quote-and-receipt.ts).
+    const quote = namedQuote(service, options.quoteId, clientCode);
     const failure: FailedSubmission = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-    const { ctx, priced } = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
+    const { ctx: priceCtx, priced } = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
+    const ctx = withQuote(priceCtx, quote);
     const success: SubmitResponse = { status: 'success', message: tx.txid, ...notice(ctx) };
 
     switch (await decide(service, priced, ctx.threshold)) {
@@ -41,10 +45,12 @@ export async function submitTx(service: SubmissionContext, entry: string, rawCli
         throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
       case 'already-in-mempool':
         return success;
-      case 'with-given-parents':
-        // They enter together, as a package (child pays for parent): that pipeline sends and records them.
-        await submitPackage(service, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
-        return success;
+      case 'with-given-parents': {
+        // They enter together, as a package (child pays for parent): that pipeline sends, records and signs their receipts.
+        const { receipts } = await submitPackage(service, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
+        const receipt = receipts?.[tx.txid];
+        return receipt === undefined ? success : { ...success, receipt };
+      }
       case 'send':
         break;
     }
@@ -75,7 +81,8 @@ export async function submitTx(service: SubmissionContext, entry: string, rawCli
     }
     await recordAccepted(service, submission, !sent.claimed || options.waitForRecord === true);
     afterAnswer(service, 'whether it is standard', () => noteStandardness(service, [{ tx, hex }]));
-    return success;
+    // This copy is the one recorded: the answer carries its receipt.
+    return { ...success, ...(await receiptOf(service, { tx, fee: priced.fee, vsize: priced.vsize }, ctx, service.clock.now())) };
   });
 }
 

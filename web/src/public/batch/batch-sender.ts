@@ -1,6 +1,7 @@
 import { api, GENERIC_FAILURE } from '../../api/http.ts';
 import { belowMinimum, type ParseState, type QueueRow, type RowTx, type SendState } from './batch-queue.ts';
 import { retryAfterMs } from './retry-after.ts';
+import { keepReceipts } from '../verify/receipt-store.ts';
 
 /**
  * The queue's calls to the public API, one at a time. A 429 is waited out
@@ -114,11 +115,14 @@ async function submit(row: QueueRow, clientCode: string, pacing: Pacing): Promis
   if (!row.isPackage) {
     const answer = await paced(() => api.POST('/rest-api/submit-tx', { body: { tx_hex: row.items[0]!, ...code } }), pacing);
     if (!answer.data) return refusal(serverMessage(answer), false);
+    // The receipt stays in this browser, for the status page's "Download receipt".
+    if (answer.data.receipt) keepReceipts({ [answer.data.message]: answer.data.receipt });
     return { state: 'accepted', txids: [answer.data.message] };
   }
   const answer = await paced(() => api.POST('/rest-api/submit-package', { body: { tx_hexes: row.items, ...code } }), pacing);
   if (!answer.data) return refusal(serverMessage(answer), true);
-  const { status, message, result } = answer.data;
+  const { status, message, result, receipts } = answer.data;
+  if (receipts) keepReceipts(receipts);
   if (status === 'error' || result?.package_msg !== 'success') return { state: 'refused', message: packageFailure(message, result?.['tx-results']) };
   const txids = Object.values(result['tx-results'])
     .map((entry) => entry.txid)
