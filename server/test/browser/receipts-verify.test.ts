@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { INVALID_TEXT, VALID_TEXT } from '../../../web/src/public/verify/verify-texts.ts';
-import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
-import { startTestNode, type TestNode } from '../helpers/regtest.ts';
-import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
-import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
+import { screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { startBrowserSuite, type BrowserSuite } from '../helpers/browser-suite.ts';
+import type { TestNode } from '../helpers/regtest.ts';
+import type { WebTestApp } from '../helpers/web-app.ts';
 
 /**
  * Receipts in Chromium (docs/behaviour.md#quotes-and-receipts): a
@@ -16,25 +16,17 @@ import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
  * once mined, it checks the node's merkle proof against the block header.
  */
 
+let suite: BrowserSuite;
 let node: TestNode;
-let db: TestDatabase;
 let app: WebTestApp;
 let browser: Browser;
 
 before(async () => {
-  node = await startTestNode();
-  await node.ensureUtxos(6);
-  db = await testDatabases()[0]!.open();
-  app = await startWebTestApp(node, db);
-  browser = await launchBrowser();
+  suite = await startBrowserSuite({ utxos: 6 });
+  ({ node, app, browser } = suite);
 });
 
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await db?.close();
-  await node?.stop();
-});
+after(() => suite?.close());
 
 /** The receipt with its fee changed, its header and signature kept. */
 function tampered(receipt: string): string {
