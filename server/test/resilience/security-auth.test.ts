@@ -31,6 +31,9 @@ const PUBLIC: Array<[string, RegExp]> = [
   // (POST /api/mempool/tests) checks a client's API key or a staff token itself, outside the staff scope.
   ['GET', /^\/api\/(rates|system|block-info|transactions\/status|tx\/:txid(\/status|\/hex)?)$/],
   ['POST', /^\/api\/(transactions|transactions\/packages|mempool\/tests)$/],
+  // Receipts (modules/receipts): anyone may check one and fetch the keys that sign them.
+  ['POST', /^\/api\/receipts\/proof$/],
+  ['GET', /^\/\.well-known\/jwks\.json$/],
   // CORS preflights (http/cors-policy.ts): they answer headers, never data.
   ['OPTIONS', /^\/?\*?$/],
   // Staff sign-in by password: it is how a token is obtained. Its renewal checks
