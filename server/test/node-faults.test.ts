@@ -82,7 +82,9 @@ for (const engine of testDatabases()) describe(`node down or too slow (${engine.
       // The pending row written during validation stands; marking it accepted waits in the spool.
       assert.deepEqual(await status(), ['pending']);
       recordsDb.down = false;
-      assert.deepEqual(await t.records.drain(), { written: 1, remaining: 0 });
+      // The keeper's own replay (every 50 ms here) may write it before drain() gets the spool's lock:
+      // either way the spool ends empty and the row accepted.
+      assert.equal((await t.records.drain()).remaining, 0);
       assert.deepEqual(await status(), ['accepted']);
     } finally {
       await t.close();

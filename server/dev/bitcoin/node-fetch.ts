@@ -170,6 +170,7 @@ async function download(cacheDir: string, prefix: string, log: (message: string)
   if (!main) throw new Error(`apt-get finished but downloaded no ${PACKAGE} package (got: ${debs.join(', ') || 'nothing'})`);
   await mkdir(prefix, { recursive: true });
   for (const deb of debs) await run('dpkg', ['-x', join(dirs.archives, deb), prefix]);
+  await removeDanglingLinks(prefix);
   const version = (await run('dpkg-deb', ['-f', join(dirs.archives, main), 'Version'])).trim();
 
   // Prove the unpacked node starts before declaring the cache complete.
@@ -182,6 +183,20 @@ async function download(cacheDir: string, prefix: string, log: (message: string)
   await rm(aptDir, { recursive: true, force: true });
   log(`${banner} ready in ${prefix} (${debs.length} packages, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return { bitcoind: binary.bitcoind, packageVersion: version, command: binary.command };
+}
+
+/**
+ * The unpacked dependencies carry links into a system that is not there
+ * (`etc/modules-load.d/modules.conf -> ../modules`). Nothing here follows
+ * them, but tools that walk the checkout do and stop at them (an older
+ * Node's `node --test` among them), so they go.
+ */
+async function removeDanglingLinks(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const link = join(entry.parentPath, entry.name);
+    await stat(link).catch(() => unlink(link));
+  }
 }
 
 /**

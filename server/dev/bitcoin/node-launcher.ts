@@ -129,7 +129,17 @@ export function regtestArgs(options: Pick<LaunchRegtestNodeOptions, 'datadir' | 
   ];
 }
 
+/**
+ * Set by `npm run test:unit`: that tier starts no node, so that it stays
+ * under a minute and runs anywhere. A unit test that reaches for one fails at
+ * once with the reason, instead of quietly making the tier slow.
+ */
+export const NO_NODE_ENV = 'SLIPSTREAM_TEST_NO_NODE';
+
 export async function launchRegtestNode(options: LaunchRegtestNodeOptions): Promise<LaunchedNode> {
+  if (process.env[NO_NODE_ENV] === '1') {
+    throw new Error(`${NO_NODE_ENV}=1: the unit tier starts no Bitcoin node. A test that needs one belongs in server/test/ (the integration tier).`);
+  }
   const { datadir, log } = options;
   const binary = await ensureBitcoind({ cacheDir: options.cacheDir, log, bitcoindPath: options.bitcoindPath });
   await mkdir(datadir, { recursive: true, mode: 0o700 });

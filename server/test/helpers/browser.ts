@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { NO_NODE_ENV } from '../../dev/bitcoin/node-launcher.ts';
 
 /**
  * Browser tests drive Debian's Chromium through playwright-core (no browser
@@ -21,6 +22,7 @@ export const WEB_DIST_DIR = process.env.TEST_WEB_DIST_DIR ?? path.resolve(import
  * fits beside one.
  */
 export async function launchBrowser(options: { scrollbars?: boolean } = {}): Promise<Browser> {
+  if (process.env[NO_NODE_ENV] === '1') throw new Error(`${NO_NODE_ENV}=1: the unit tier starts no browser. A browser test belongs in server/test/browser/.`);
   try {
     return await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, ...(options.scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}) });
   } catch (error) {

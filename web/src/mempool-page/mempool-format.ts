@@ -1,6 +1,6 @@
 import type { FeeHistogramBucket, ProjectedBlockSummary } from './mempool-state.ts';
 
-/** The dashboard's numbers as people read them. Pure functions, unit-tested in server/test/web/. */
+/** The dashboard's numbers as people read them. Pure functions, unit-tested in web/test/. */
 
 /** A block's weight limit (BIP 141): its fill is weight / 4,000,000. */
 export const MAX_BLOCK_WEIGHT = 4_000_000;

@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { retryingFetch, SIGN_IN_RETRY_DELAYS_MS } from '../../../web/src/auth/retrying-fetch.ts';
-import { pageOf } from '../../../web/src/lib/page-of.ts';
-import { txCount } from '../../../web/src/mempool-page/mempool-format.ts';
-import { packageLabel } from '../../../web/src/public/package-label.ts';
+import { retryingFetch, SIGN_IN_RETRY_DELAYS_MS } from '../src/auth/retrying-fetch.ts';
+import { pageOf } from '../src/lib/page-of.ts';
+import { txCount } from '../src/mempool-page/mempool-format.ts';
+import { packageLabel } from '../src/public/package-label.ts';
 
 /** First-use rules that need no browser (docs/behaviour.md#limits-and-constants, docs/behaviour.md#sign-in-retries): counts in words, which page a toast belongs to, the sign-in retries. */
 

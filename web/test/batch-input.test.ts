@@ -7,8 +7,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 import { zipSync } from 'fflate';
-import { fileEntries, type BatchFile } from '../../../web/src/public/batch/batch-files.ts';
-import { BatchInputError, MAX_ENTRIES, MAX_INPUT_BYTES, pastedEntries } from '../../../web/src/public/batch/batch-input.ts';
+import { fileEntries, type BatchFile } from '../src/public/batch/batch-files.ts';
+import { BatchInputError, MAX_ENTRIES, MAX_INPUT_BYTES, pastedEntries } from '../src/public/batch/batch-input.ts';
 import {
   loadQueue,
   newRows,
@@ -21,11 +21,11 @@ import {
   saveRows,
   unqueue,
   type QueueStorage,
-} from '../../../web/src/public/batch/batch-queue.ts';
-import { MAX_ZIP_RECORDS } from '../../../web/src/public/batch/archive-reader.ts';
-import { retryAfterMs } from '../../../web/src/public/batch/retry-after.ts';
-import { readTar } from '../../../web/src/public/batch/tar-reader.ts';
-import { tarArchive } from '../helpers/tar-writer.ts';
+} from '../src/public/batch/batch-queue.ts';
+import { MAX_ZIP_RECORDS } from '../src/public/batch/archive-reader.ts';
+import { retryAfterMs } from '../src/public/batch/retry-after.ts';
+import { readTar } from '../src/public/batch/tar-reader.ts';
+import { tarArchive } from '../../server/test/helpers/tar-writer.ts';
 
 /**
  * The queue page's rules that need no browser (docs/behaviour.md#batch-page): one entry per line,

@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from '../../test/helpers/regtest.ts';
-import { freePort, freePorts, launchRegtestNode, type LaunchedNode } from '../../dev/bitcoin/node-launcher.ts';
-import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClientOptions } from './rpc-client.ts';
+import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from './helpers/regtest.ts';
+import { freePort, freePorts, launchRegtestNode, type LaunchedNode } from '../dev/bitcoin/node-launcher.ts';
+import { createRpcClient, RpcCode, RpcError, RpcTransportError, type RpcClientOptions } from '../src/bitcoin/rpc-client.ts';
 
 /**
  * The RPC client against the real regtest node, plus a tiny bitcoind-shaped

@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { checkMerkleProof, decodeReceipt } from '../../../web/src/public/verify/receipt-check.ts';
-import { keepReceipts, keptReceipt, MAX_KEPT, RECEIPTS_STORAGE_KEY, type ReceiptStorage } from '../../../web/src/public/verify/receipt-store.ts';
-import { pickQuote, QUOTE_MARGIN_MS, type HeldQuote } from '../../../web/src/public/quote-hold.ts';
+import { checkMerkleProof, decodeReceipt } from '../src/public/verify/receipt-check.ts';
+import { keepReceipts, keptReceipt, MAX_KEPT, RECEIPTS_STORAGE_KEY, type ReceiptStorage } from '../src/public/verify/receipt-store.ts';
+import { pickQuote, QUOTE_MARGIN_MS, type HeldQuote } from '../src/public/quote-hold.ts';
 
 /** The receipt pieces of the web app that need no browser: the quote the submit page holds, the receipts it keeps, the proof walk's refusals. */
 

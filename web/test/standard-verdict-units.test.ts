@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rejectReasonEntry } from '../../src/bitcoin/reject-reasons.ts';
-import { standardText } from '../../../web/src/public/standard-verdict.ts';
+import { rejectReasonEntry } from '../../server/src/bitcoin/reject-reasons.ts';
+import { standardText } from '../src/public/standard-verdict.ts';
 
 /** The submit page's words for parse-tx's `standard` verdict (docs/behaviour.md#public-network-verdict: tell users why the public network refuses their transaction). */
 

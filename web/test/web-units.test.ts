@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dateRangeProblem, dayEnd, dayStart, isValidDate, DATE_INPUT_NOT_VALID } from '../../../web/src/components/data-table/date-range.ts';
-import { pageCount, rangeLabel, serialNumber } from '../../../web/src/components/data-table/page-sizes.ts';
-import { feeRateUp, formatEastern, odds, shortTxid } from '../../../web/src/lib/format.ts';
-import { explorerAddressUrl, explorerTxUrl } from '../../../web/src/public/explorer.ts';
-import { splitHexInput } from '../../../web/src/public/hex-input.ts';
-import { freshness } from '../../../web/src/public/use-seconds-since.ts';
+import { dateRangeProblem, dayEnd, dayStart, isValidDate, DATE_INPUT_NOT_VALID } from '../src/components/data-table/date-range.ts';
+import { pageCount, rangeLabel, serialNumber } from '../src/components/data-table/page-sizes.ts';
+import { feeRateUp, formatEastern, odds, shortTxid } from '../src/lib/format.ts';
+import { explorerAddressUrl, explorerTxUrl } from '../src/public/explorer.ts';
+import { splitHexInput } from '../src/public/hex-input.ts';
+import { freshness } from '../src/public/use-seconds-since.ts';
 
 /** The web app's rules that need no browser: docs/behaviour.md#tables-filters-and-dates, docs/behaviour.md#validation-rules and docs/behaviour.md#limits-and-constants. */
 

@@ -13,11 +13,11 @@ import {
   niceTicks,
   rate,
   vsize,
-} from '../../../web/src/mempool-page/mempool-format.ts';
-import { clockOffsetFrom, isNewer } from '../../../web/src/mempool-page/live-rules.ts';
-import type { MempoolDashboardState } from '../../../web/src/mempool-page/mempool-state.ts';
-import { createSseParser } from '../../../web/src/mempool-page/sse-parser.ts';
-import { toWire } from '../../src/modules/mempool-dashboard/state-stream.ts';
+} from '../src/mempool-page/mempool-format.ts';
+import { clockOffsetFrom, isNewer } from '../src/mempool-page/live-rules.ts';
+import type { MempoolDashboardState } from '../src/mempool-page/mempool-state.ts';
+import { createSseParser } from '../src/mempool-page/sse-parser.ts';
+import { toWire } from '../../server/src/modules/mempool-dashboard/state-stream.ts';
 
 /** The /mempool/ page's rules that need no browser. */
 

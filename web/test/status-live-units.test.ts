@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { etaText } from '../../../web/src/public/status-live/eta.ts';
+import { etaText } from '../src/public/status-live/eta.ts';
 
 /** The status page's ETA: the blocks the pool must mine before the transaction, at its block share. */
 describe('etaText', () => {

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { belowMinimum, contradicted, judge, newRows, type KnownMinimum, type QueueRow, type RowTx, type SendState } from '../../../web/src/public/batch/batch-queue.ts';
-import { FEE_TOO_LOW_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from '../../src/modules/submission/submission-rules.ts';
+import { belowMinimum, contradicted, judge, newRows, type KnownMinimum, type QueueRow, type RowTx, type SendState } from '../src/public/batch/batch-queue.ts';
+import { FEE_TOO_LOW_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from '../../server/src/modules/submission/submission-rules.ts';
 
 /**
  * A batch row's verdict against the minimum, judged in the page: the newest

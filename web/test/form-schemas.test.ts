@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import { clientSchema, discountSchema, optionalSettingSchema, settingSchema } from '../../../web/src/dashboard/sections/form-schemas.ts';
+import { clientSchema, discountSchema, optionalSettingSchema, settingSchema } from '../src/dashboard/sections/form-schemas.ts';
 
 /**
  * The dashboard forms' schemas (docs/behaviour.md#validation-rules): each field's first

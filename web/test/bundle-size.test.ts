@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { WEB_DIST_DIR } from '../helpers/browser.ts';
+
+/** The built web app; TEST_WEB_DIST_DIR points the test at another build (e.g. an older one, to see it fail there). */
+const WEB_DIST_DIR = process.env.TEST_WEB_DIST_DIR ?? path.resolve(import.meta.dirname, '../dist');
 
 /**
  * The public pages' first-load budget (docs/architecture.md#performance-budgets) on the production build (npm test builds it first):

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { retryingFetch, SIGN_IN_RETRY_DELAYS_MS, type RetryNotice } from '../../../web/src/auth/retrying-fetch.ts';
+import { retryingFetch, SIGN_IN_RETRY_DELAYS_MS, type RetryNotice } from '../src/auth/retrying-fetch.ts';
 
 /** The login page hears of each failed call to the provider before the wait, so it can say so at once rather than after 31 s. */
 
