@@ -3,7 +3,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'web/dist/**', '.data/**', '.cache/**', 'eslint.config.js'] },
+  { ignores: ['**/node_modules/**', 'web/dist/**', '.data/**', '.cache/**', 'eslint.config.js', 'node-version.test.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -9,10 +9,17 @@
 //     });
 //   }
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { openPglite, openPostgres, redactUrl, type Database } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+
+// Its package.json is not in its exports: read beside its entry point (dist/).
+const PGLITE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8')) as { version: string }).version;
 
 export interface TestDatabaseOptions {
   /** Apply the migrations of src/db/migrations (default true). */
@@ -109,21 +116,41 @@ async function openFreshPostgres(adminUrl: string, options: TestDatabaseOptions)
   return { ...delegate(db, drop), databaseName, url: url.toString(), drop, openPeer };
 }
 
-// Creating a PGlite cluster runs initdb (about a second); loading a dump of one
-// takes a third of that. Each process builds its two templates once.
+// Creating a PGlite cluster runs initdb (a second and a half, most of it CPU); loading a dump of one
+// takes a fifth of that. The dumps are kept in the system's temporary directory under a name made of
+// what they depend on (PGlite's version, the migrations' text), so that the test files running at
+// the same time, and later runs, build each once; in a process, each is read once.
 const pgliteTemplates = new Map<boolean, Promise<Blob>>();
+
+async function templateFile(migrated: boolean): Promise<string> {
+  const hash = createHash('sha256').update(`${PGLITE_VERSION}\n${migrated}\n`);
+  if (migrated) for (const m of await loadMigrations()) hash.update(`${m.file}\n${m.sql}\n`);
+  return join(tmpdir(), `slipstream-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+}
+
+async function buildTemplate(migrated: boolean): Promise<Blob> {
+  const db = await openPglite(undefined);
+  try {
+    if (migrated) await migrate(db);
+    return await db.dumpDataDir();
+  } finally {
+    await db.close();
+  }
+}
 
 function pgliteTemplate(migrated: boolean): Promise<Blob> {
   let template = pgliteTemplates.get(migrated);
   if (!template) {
     template = (async () => {
-      const db = await openPglite(undefined);
-      try {
-        if (migrated) await migrate(db);
-        return await db.dumpDataDir();
-      } finally {
-        await db.close();
-      }
+      const file = await templateFile(migrated);
+      const kept = await readFile(file).catch(() => undefined);
+      if (kept) return new Blob([kept]);
+      const built = await buildTemplate(migrated);
+      // Written beside, then renamed: a file running at the same time reads a whole dump or none.
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      await writeFile(partial, Buffer.from(await built.arrayBuffer()));
+      await rename(partial, file);
+      return built;
     })();
     pgliteTemplates.set(migrated, template);
   }
