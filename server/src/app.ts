@@ -42,7 +42,7 @@ import { clientWebhookAdminRoutes, clientWebhookViewRoutes } from './modules/not
 import { emailNotifyRoutes } from './modules/notifications/email-notify.routes.ts';
 import { txPullerRoutes } from './modules/tx-puller/tx-puller.routes.ts';
 import { jwksRoutes, RECEIPTS_TAG, receiptProofRoutes } from './modules/receipts/receipts.routes.ts';
-import { synchroRoutes } from './modules/synchro/synchro.routes.ts';
+import { synchroTableRoutes } from './modules/synchro-table/synchro-table.routes.ts';
 import { txReportRoutes } from './modules/tx-reports/tx-reports.routes.ts';
 import type { Services } from './services.ts';
 
@@ -251,7 +251,7 @@ export async function buildApp(services: Services, options: AppOptions) {
         metricsSummaryRoutes(services.metricsService),
         txPullerRoutes(services.txPuller),
         txReportRoutes(services.txReports),
-        synchroRoutes(services.synchro),
+        synchroTableRoutes(services.synchroTable),
       ],
       adminRoutes: [
         auditAdminRoutes(services.auditLogs),
