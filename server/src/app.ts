@@ -24,7 +24,7 @@ import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
 import { registerMetricsHooks } from './metrics/metrics.hooks.ts';
 import { metricsRoutes, metricsSummaryRoutes } from './metrics/metrics.routes.ts';
-import { auditAdminRoutes, auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
+import { auditLogAdminRoutes, auditLogViewRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
 import { clientApiKeyAdminRoutes } from './modules/clients/api-keys.routes.ts';
 import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
@@ -241,7 +241,7 @@ export async function buildApp(services: Services, options: AppOptions) {
       rateLimit: budget,
       viewRoutes: [
         staffMeRoutes,
-        auditLogRoutes(services.auditLogs),
+        auditLogViewRoutes(services.auditLogs),
         clientViewRoutes(services.clients),
         clientWebhookViewRoutes(services.clientWebhooks),
         discountViewRoutes(services.discounts),
@@ -254,7 +254,7 @@ export async function buildApp(services: Services, options: AppOptions) {
         synchroTableRoutes(services.synchroTable),
       ],
       adminRoutes: [
-        auditAdminRoutes(services.auditLogs),
+        auditLogAdminRoutes(services.auditLogs),
         clientAdminRoutes(services.clients),
         clientApiKeyAdminRoutes(services.apiKeys),
         clientWebhookAdminRoutes(services.clientWebhooks),
