@@ -191,10 +191,10 @@ export async function buildApp(services: Services, options: AppOptions) {
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(submissionRoutes, { service: services.submission, webhooks: services.webhooks, network: services.network });
-      await scope.register(statusRoutes, { service: services.status });
-      await scope.register(statusStreamRoutes, { service: services.status, feed: services.mempool.feed });
-      await scope.register(siteInfoRoutes, { settings: services.settings, emailNotifications: services.emailNotify.enabled });
-      await scope.register(emailNotifyRoutes, { service: services.emailNotify });
+      await scope.register(statusRoutes(services.status));
+      await scope.register(statusStreamRoutes({ status: services.status, feed: services.mempool.feed }));
+      await scope.register(siteInfoRoutes({ settings: services.settings, emailNotifications: services.emailNotify.enabled }));
+      await scope.register(emailNotifyRoutes(services.emailNotify));
     },
   });
   // The Slipstream-compatible API: the same services and the same per-address budget, its own wire shapes.
@@ -213,7 +213,7 @@ export async function buildApp(services: Services, options: AppOptions) {
         verifier: services.staff?.verifier,
         webhooks: services.webhooks,
       });
-      await scope.register(receiptProofRoutes, { receipts: services.receipts });
+      await scope.register(receiptProofRoutes(services.receipts));
     },
   });
   // The receipt keys at their well-known address (RFC 8615): public, in the same per-address budget.
@@ -223,24 +223,24 @@ export async function buildApp(services: Services, options: AppOptions) {
     cors,
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
-      await scope.register(jwksRoutes, { receipts: services.receipts });
+      await scope.register(jwksRoutes(services.receipts));
     },
   });
   // The private mempool's aggregates (the /mempool/ view, health details, an open scrape): staff, or everyone when the setting says so.
   const { mempoolView } = services;
-  await app.register(metricsRoutes, { prefix: '/rest-api', service: services.metricsService, token: options.metricsToken, access: mempoolView });
-  await app.register(healthRoutes, { prefix: '/rest-api', service: services.health, access: mempoolView });
+  await app.register(metricsRoutes({ metrics: services.metricsService, token: options.metricsToken, access: mempoolView }), { prefix: '/rest-api' });
+  await app.register(healthRoutes({ health: services.health, access: mempoolView }), { prefix: '/rest-api' });
 
   const { staff } = services;
   if (staff) {
-    await app.register(loginRoutes, { prefix: '/rest-api', service: staff.login });
-    await app.register(signInConfigRoutes, { prefix: '/rest-api', config: staff.signIn });
+    await app.register(loginRoutes(staff.login), { prefix: '/rest-api' });
+    await app.register(signInConfigRoutes(staff.signIn), { prefix: '/rest-api' });
     await app.register(staffScope, {
       prefix: '/rest-api',
       verifier: staff.verifier,
       rateLimit: budget,
       viewRoutes: [
-        staffMeRoutes,
+        staffMeRoutes(),
         auditLogViewRoutes(services.auditLogs),
         clientViewRoutes(services.clients),
         clientWebhookViewRoutes(services.clientWebhooks),
