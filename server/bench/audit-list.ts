@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { createLocalIssuer } from '../src/auth/local-issuer.ts';
 import type { Database } from '../src/db/database.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import type { AuditListResponse } from '../src/modules/audit-logs/audit-logs.schemas.ts';
+import type { AuditLogListResponse } from '../src/modules/audit-logs/audit-logs.schemas.ts';
 import { CODE_ALPHABET, CODE_LENGTH } from '../src/modules/discounts/discount-codes.ts';
 import { startTestApp, type TestApp } from '../test/helpers/test-app.ts';
 import { absentNodeRpc, ADMIN_GROUP, CLIENT_ID, staffToken, TEST_AUTH_KEY } from '../test/helpers/staff-app.ts';
@@ -447,7 +447,7 @@ export async function runAuditListBench(options: AuditListBenchOptions = {}): Pr
       const list = async (query: Record<string, string>) => {
         const res = await t.app.inject({ method: 'GET', url: `/rest-api/audits/list?${new URLSearchParams(query).toString()}`, headers: { authorization: `Bearer ${token}` } });
         if (res.statusCode !== 200) throw new Error(`GET /rest-api/audits/list ${JSON.stringify(query)} answered HTTP ${res.statusCode}: ${res.body.slice(0, 300)}`);
-        return res.json<AuditListResponse>();
+        return res.json<AuditLogListResponse>();
       };
       const floorQuery: Record<string, string> = { client_code: 'NO-SUCH-CODE' };
       const all = shapes(picked);

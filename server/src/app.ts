@@ -24,7 +24,7 @@ import { createSecurityHeaders, originOf } from './http/security-headers.ts';
 import { refuseUnstorableText } from './http/text-guard.ts';
 import { registerMetricsHooks } from './metrics/metrics.hooks.ts';
 import { metricsRoutes, metricsSummaryRoutes } from './metrics/metrics.routes.ts';
-import { auditAdminRoutes, auditLogRoutes } from './modules/audit-logs/audit-logs.routes.ts';
+import { auditLogAdminRoutes, auditLogViewRoutes } from './modules/audit-logs/audit-logs.routes.ts';
 import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
 import { clientApiKeyAdminRoutes } from './modules/clients/api-keys.routes.ts';
 import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
@@ -42,7 +42,7 @@ import { clientWebhookAdminRoutes, clientWebhookViewRoutes } from './modules/not
 import { emailNotifyRoutes } from './modules/notifications/email-notify.routes.ts';
 import { txPullerRoutes } from './modules/tx-puller/tx-puller.routes.ts';
 import { jwksRoutes, RECEIPTS_TAG, receiptProofRoutes } from './modules/receipts/receipts.routes.ts';
-import { synchroRoutes } from './modules/synchro/synchro.routes.ts';
+import { synchroTableRoutes } from './modules/synchro-table/synchro-table.routes.ts';
 import { txReportRoutes } from './modules/tx-reports/tx-reports.routes.ts';
 import type { Services } from './services.ts';
 
@@ -191,10 +191,10 @@ export async function buildApp(services: Services, options: AppOptions) {
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(submissionRoutes, { service: services.submission, webhooks: services.webhooks, network: services.network });
-      await scope.register(statusRoutes, { service: services.status });
-      await scope.register(statusStreamRoutes, { service: services.status, feed: services.mempool.feed });
-      await scope.register(siteInfoRoutes, { settings: services.settings, emailNotifications: services.emailNotify.enabled });
-      await scope.register(emailNotifyRoutes, { service: services.emailNotify });
+      await scope.register(statusRoutes(services.status));
+      await scope.register(statusStreamRoutes({ status: services.status, feed: services.mempool.feed }));
+      await scope.register(siteInfoRoutes({ settings: services.settings, emailNotifications: services.emailNotify.enabled }));
+      await scope.register(emailNotifyRoutes(services.emailNotify));
     },
   });
   // The Slipstream-compatible API: the same services and the same per-address budget, its own wire shapes.
@@ -213,7 +213,7 @@ export async function buildApp(services: Services, options: AppOptions) {
         verifier: services.staff?.verifier,
         webhooks: services.webhooks,
       });
-      await scope.register(receiptProofRoutes, { receipts: services.receipts });
+      await scope.register(receiptProofRoutes(services.receipts));
     },
   });
   // The receipt keys at their well-known address (RFC 8615): public, in the same per-address budget.
@@ -223,25 +223,25 @@ export async function buildApp(services: Services, options: AppOptions) {
     cors,
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
-      await scope.register(jwksRoutes, { receipts: services.receipts });
+      await scope.register(jwksRoutes(services.receipts));
     },
   });
   // The private mempool's aggregates (the /mempool/ view, health details, an open scrape): staff, or everyone when the setting says so.
   const { mempoolView } = services;
-  await app.register(metricsRoutes, { prefix: '/rest-api', service: services.metricsService, token: options.metricsToken, access: mempoolView });
-  await app.register(healthRoutes, { prefix: '/rest-api', service: services.health, access: mempoolView });
+  await app.register(metricsRoutes({ metrics: services.metricsService, token: options.metricsToken, access: mempoolView }), { prefix: '/rest-api' });
+  await app.register(healthRoutes({ health: services.health, access: mempoolView }), { prefix: '/rest-api' });
 
   const { staff } = services;
   if (staff) {
-    await app.register(loginRoutes, { prefix: '/rest-api', service: staff.login });
-    await app.register(signInConfigRoutes, { prefix: '/rest-api', config: staff.signIn });
+    await app.register(loginRoutes(staff.login), { prefix: '/rest-api' });
+    await app.register(signInConfigRoutes(staff.signIn), { prefix: '/rest-api' });
     await app.register(staffScope, {
       prefix: '/rest-api',
       verifier: staff.verifier,
       rateLimit: budget,
       viewRoutes: [
-        staffMeRoutes,
-        auditLogRoutes(services.auditLogs),
+        staffMeRoutes(),
+        auditLogViewRoutes(services.auditLogs),
         clientViewRoutes(services.clients),
         clientWebhookViewRoutes(services.clientWebhooks),
         discountViewRoutes(services.discounts),
@@ -251,10 +251,10 @@ export async function buildApp(services: Services, options: AppOptions) {
         metricsSummaryRoutes(services.metricsService),
         txPullerRoutes(services.txPuller),
         txReportRoutes(services.txReports),
-        synchroRoutes(services.synchro),
+        synchroTableRoutes(services.synchroTable),
       ],
       adminRoutes: [
-        auditAdminRoutes(services.auditLogs),
+        auditLogAdminRoutes(services.auditLogs),
         clientAdminRoutes(services.clients),
         clientApiKeyAdminRoutes(services.apiKeys),
         clientWebhookAdminRoutes(services.clientWebhooks),

@@ -41,7 +41,7 @@ import { createWebhookService, type WebhookService } from './modules/notificatio
 import { DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY } from './modules/notifications/webhooks.repository.ts';
 import { createEmailNotifyService, type EmailNotifyService } from './modules/notifications/email-notify.service.ts';
 import type { MailSender } from './modules/notifications/mail-sender.ts';
-import { createSynchroService, type SynchroService } from './modules/synchro/synchro.service.ts';
+import { createSynchroTableService, type SynchroTableService } from './modules/synchro-table/synchro-table.service.ts';
 import { ASK_THE_DATABASE, type PortalTxidIndex } from './modules/submission/portal-txid-index.ts';
 import { createNodeCallMeter, type NodeCallMeter, type NodeCallMeterOptions } from './http/node-call-budget.ts';
 import type { AuthKey } from './auth/auth-key-secret.ts';
@@ -181,7 +181,7 @@ export interface Services {
   txPuller: TxPullerService;
   txReports: TxReportService;
   /** The synchro table: what the pool has synchronised from its node (mempool mirror, block tracker). */
-  synchro: SynchroService;
+  synchroTable: SynchroTableService;
   /** Callback URLs and clients' webhooks on submissions. */
   webhooks: WebhookService;
   /** A client's webhook and delivery log (the Clients screen). */
@@ -246,7 +246,7 @@ export function createServices(adapters: Adapters): Services {
     changeLogs: createChangeLogService(db),
     txPuller: createTxPullerService({ db, clock }),
     txReports: createTxReportService({ db, clock }),
-    synchro: createSynchroService({ mempool, clock }),
+    synchroTable: createSynchroTableService({ mempool, clock }),
     webhooks: createWebhookService({ db, keys: webhookKeys, policy: webhookPolicy, log, maxCallbacksPerAddressPerDay: adapters.webhooks.maxSubscriptionsPerAddressPerDay ?? DEFAULT_MAX_CALLBACKS_PER_ADDRESS_PER_DAY }),
     clientWebhooks: createClientWebhookService({ db, keys: webhookKeys, policy: webhookPolicy }),
     emailNotify: createEmailNotifyService({ db, smtp: adapters.mail !== undefined, maxPerAddressPerDay: adapters.mail?.maxSubscriptionsPerAddressPerDay }),

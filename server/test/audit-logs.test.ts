@@ -4,7 +4,7 @@ import { createLocalIssuer } from '../src/auth/local-issuer.ts';
 import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { createRpcClient } from '../src/bitcoin/rpc-client.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import type { AuditListResponse, AuditRow } from '../src/modules/audit-logs/audit-logs.schemas.ts';
+import type { AuditLogListResponse, AuditLogRow } from '../src/modules/audit-logs/audit-logs.schemas.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
 import { staffToken, TEST_AUTH_KEY } from './helpers/staff-app.ts';
@@ -132,7 +132,7 @@ for (const engine of testDatabases()) {
         url: `/rest-api/audits/list?${new URLSearchParams(query).toString()}`,
         headers: token === null ? {} : { authorization: `Bearer ${token}` },
       });
-      return { statusCode: res.statusCode, body: res.json<AuditListResponse & { message?: string }>() };
+      return { statusCode: res.statusCode, body: res.json<AuditLogListResponse & { message?: string }>() };
     };
 
     /** The ids a filter should return, newest first, computed from the fixtures. */
@@ -188,7 +188,7 @@ for (const engine of testDatabases()) {
         error_message: 'rejected',
         source_type: 'External',
         is_success: false,
-      } satisfies AuditRow);
+      } satisfies AuditLogRow);
       assert.equal(byHour.get(6)?.response_time, 13);
 
       const unknownCode = await list({ ...YEAR_2024, client_code: 'NOCLIENT', limit: '100' });

@@ -5,7 +5,7 @@ import { RpcTransportError, type RpcClient } from '../src/bitcoin/rpc-client.ts'
 import { encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { DEFAULT_FAILURE_STORAGE } from '../src/modules/failed-txs/failed-tx-storage.ts';
 import { deleteExpiredFailedTxs } from '../src/modules/failed-txs/failed-txs.repository.ts';
-import { queueRetries } from '../src/modules/failed-txs/retry-queue.repository.ts';
+import { queueRetries } from '../src/modules/failed-txs/failed-txs-retry.repository.ts';
 import { MAX_KEPT_ERRORS, recordFailure } from '../src/modules/failed-txs/failed-txs.repository.ts';
 import type { App } from '../src/app.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';

@@ -1,8 +1,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { MAX_RETRY_IDS, type FailedTxListResponse, type RetryResponse } from '../src/modules/failed-txs/failed-txs.schemas.ts';
-import { queueRetries } from '../src/modules/failed-txs/retry-queue.repository.ts';
+import { MAX_RETRY_IDS, type FailedTxListResponse, type FailedTxRetryResponse } from '../src/modules/failed-txs/failed-txs.schemas.ts';
+import { queueRetries } from '../src/modules/failed-txs/failed-txs-retry.repository.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startStaffTestApp, type StaffTestApp, type Who } from './helpers/staff-app.ts';
 
@@ -84,7 +84,7 @@ for (const engine of testDatabases()) {
     });
 
     const list = (query: Record<string, string> = {}, as: Who = 'viewer') => t.call<FailedTxListResponse & ErrorBody>('GET', '/rest-api/txs/view', { query, as });
-    const retry = (body: unknown, as: Who = 'admin') => t.call<RetryResponse & ErrorBody>('POST', '/rest-api/retry-txs/update', { body, as });
+    const retry = (body: unknown, as: Who = 'admin') => t.call<FailedTxRetryResponse & ErrorBody>('POST', '/rest-api/retry-txs/update', { body, as });
     const failedId = (d: number) => idOf.get(txidOf(`failed-${d}`))!;
     const timeoutId = (d: number) => idOf.get(txidOf(`timeout-${d}`))!;
     /** Days of the Failed rows an answer lists, in its order. */

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { queueRetries } from '../src/modules/failed-txs/retry-queue.repository.ts';
+import { queueRetries } from '../src/modules/failed-txs/failed-txs-retry.repository.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { nodeRpc, post, startTestApp } from './helpers/test-app.ts';

@@ -147,7 +147,7 @@ describe('staff routes: the scope hooks', () => {
     await app.register(staffScope, {
       prefix: '/rest-api',
       verifier,
-      viewRoutes: [staffMeRoutes],
+      viewRoutes: [staffMeRoutes()],
       adminRoutes: [
         async (admin: FastifyInstance) => {
           admin.post('/test-write', async () => ({ written: ++writes }));

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SynchroTableResponse } from '../src/modules/synchro/synchro.schemas.ts';
+import type { SynchroTableResponse } from '../src/modules/synchro-table/synchro-table.schemas.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';

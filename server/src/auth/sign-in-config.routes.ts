@@ -20,15 +20,17 @@ const SignInConfigResponse = Type.Object({
  * Public, so the web app carries no build-time provider settings: one build
  * runs against the embedded provider, Okta or Keycloak alike.
  */
-export const signInConfigRoutes: FastifyPluginAsyncTypebox<{ config: SignInConfig }> = async (app, { config }) => {
-  app.get('/auth-config', {
-    schema: {
-      tags: ['public'],
-      summary: 'Where staff sign in: issuer, client id and scopes for the browser',
-      response: { 200: SignInConfigResponse },
-    },
-  }, (_request, reply) => {
-    void reply.header('cache-control', 'no-cache');
-    return { issuer: config.issuer, client_id: config.clientId, scopes: SIGN_IN_SCOPES };
-  });
-};
+export function signInConfigRoutes(config: SignInConfig): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/auth-config', {
+      schema: {
+        tags: ['public'],
+        summary: 'Where staff sign in: issuer, client id and scopes for the browser',
+        response: { 200: SignInConfigResponse },
+      },
+    }, (_request, reply) => {
+      void reply.header('cache-control', 'no-cache');
+      return { issuer: config.issuer, client_id: config.clientId, scopes: SIGN_IN_SCOPES };
+    });
+  };
+}

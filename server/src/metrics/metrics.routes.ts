@@ -20,8 +20,8 @@ export function bearerMatches(expected: string, authorization: string | undefine
   return timingSafeEqual(digest(sent), digest(expected));
 }
 
-export interface MetricsRoutesOptions {
-  service: MetricsService;
+export interface MetricsRoutesDeps {
+  metrics: MetricsService;
   /** When set, a scrape must send it as a Bearer token. */
   token: string | undefined;
   /**
@@ -33,30 +33,33 @@ export interface MetricsRoutesOptions {
 }
 
 /** GET /metrics for Prometheus. Kept out of the audit trail: every scrape would add a row. */
-export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRoutesOptions> = async (app, { service, token, access }) => {
-  app.get('/metrics', {
-    config: { audit: false },
-    schema: {
-      tags: ['metrics'],
-      summary: 'Prometheus metrics (text format): the scrape token as a Bearer token when METRICS_TOKEN is set; otherwise a staff token, or nothing when the public mempool view setting is on',
-      // The scrape token, a staff token, or none (the document is the same whatever this server's configuration).
-      security: [{}, { bearer: [] }],
-      response: { 200: { description: 'Prometheus text format', content: { [PROMETHEUS_CONTENT_TYPE]: { schema: ScrapeResponse } } }, 401: ErrorResponse, 503: ErrorResponse },
-    },
-    onRequest: async (request, reply) => {
-      try {
-        if (token !== undefined) {
-          if (!bearerMatches(token, request.headers.authorization)) throw new ApiError(401, METRICS_TOKEN_MESSAGE);
-        } else {
-          await access.require(request, METRICS_PRIVATE_MESSAGE);
+export function metricsRoutes(deps: MetricsRoutesDeps): FastifyPluginAsyncTypebox {
+  const { metrics, token, access } = deps;
+  return async (app) => {
+    app.get('/metrics', {
+      config: { audit: false },
+      schema: {
+        tags: ['metrics'],
+        summary: 'Prometheus metrics (text format): the scrape token as a Bearer token when METRICS_TOKEN is set; otherwise a staff token, or nothing when the public mempool view setting is on',
+        // The scrape token, a staff token, or none (the document is the same whatever this server's configuration).
+        security: [{}, { bearer: [] }],
+        response: { 200: { description: 'Prometheus text format', content: { [PROMETHEUS_CONTENT_TYPE]: { schema: ScrapeResponse } } }, 401: ErrorResponse, 503: ErrorResponse },
+      },
+      onRequest: async (request, reply) => {
+        try {
+          if (token !== undefined) {
+            if (!bearerMatches(token, request.headers.authorization)) throw new ApiError(401, METRICS_TOKEN_MESSAGE);
+          } else {
+            await access.require(request, METRICS_PRIVATE_MESSAGE);
+          }
+        } catch (error) {
+          if (error instanceof ApiError && error.statusCode === 401) void reply.header('www-authenticate', 'Bearer realm="metrics"');
+          throw error;
         }
-      } catch (error) {
-        if (error instanceof ApiError && error.statusCode === 401) void reply.header('www-authenticate', 'Bearer realm="metrics"');
-        throw error;
-      }
-    },
-  }, async (_request, reply) => reply.type(service.contentType).send(await service.scrape()));
-};
+      },
+    }, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.scrape()));
+  };
+}
 
 /** The staff /metrics page's figures: any signed-in staff member. */
 export function metricsSummaryRoutes(service: MetricsService): FastifyPluginAsyncTypebox {

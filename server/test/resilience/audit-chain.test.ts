@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AuditVerifyResponse } from '../../src/modules/audit-logs/audit-logs.schemas.ts';
+import type { AuditLogVerifyResponse } from '../../src/modules/audit-logs/audit-logs.schemas.ts';
 import { startStaffTestApp, type StaffTestApp } from '../helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { routeTable } from './helpers/route-table.ts';
@@ -65,7 +65,7 @@ for (const engine of testDatabases()) {
 
     const verify = async (as: 'admin' | 'viewer' | 'nobody' = 'admin') => {
       await t.audit.flush();
-      return t.call<AuditVerifyResponse>('GET', '/rest-api/audits/verify', { as });
+      return t.call<AuditLogVerifyResponse>('GET', '/rest-api/audits/verify', { as });
     };
     const ids = async () => (await db.query<{ id: number }>('SELECT id FROM audit_logs ORDER BY id')).rows.map((r) => r.id);
 
@@ -116,11 +116,11 @@ for (const engine of testDatabases()) {
       assert.equal(first.body.ok, true);
       await t.call('GET', '/rest-api/staff/me');
       await t.audit.flush();
-      const anchored = await t.call<AuditVerifyResponse>('GET', '/rest-api/audits/verify', { query: { anchor_id: String(first.body.head_id), anchor_hash: first.body.head_hash } });
+      const anchored = await t.call<AuditLogVerifyResponse>('GET', '/rest-api/audits/verify', { query: { anchor_id: String(first.body.head_id), anchor_hash: first.body.head_hash } });
       assert.equal(anchored.statusCode, 200);
       assert.equal(anchored.body.ok, true, JSON.stringify(anchored.body));
       assert.ok(anchored.body.head_id! > first.body.head_id!);
-      const wrong = await t.call<AuditVerifyResponse>('GET', '/rest-api/audits/verify', { query: { anchor_id: String(first.body.head_id), anchor_hash: 'ab'.repeat(32) } });
+      const wrong = await t.call<AuditLogVerifyResponse>('GET', '/rest-api/audits/verify', { query: { anchor_id: String(first.body.head_id), anchor_hash: 'ab'.repeat(32) } });
       assert.deepEqual([wrong.body.ok, wrong.body.reason, wrong.body.first_broken_id], [false, 'rewritten', first.body.head_id]);
       const halves: Array<Record<string, string>> = [{ anchor_id: '1' }, { anchor_hash: first.body.head_hash }, { anchor_id: '1', anchor_hash: 'xyz' }, { anchor_id: '0', anchor_hash: first.body.head_hash }];
       for (const query of halves) {
@@ -167,7 +167,7 @@ for (const engine of testDatabases()) {
         await app.audit.flush();
         const { rows } = await fresh.query<{ id: number }>('SELECT id FROM audit_logs ORDER BY id');
         await fresh.query('DELETE FROM audit_logs WHERE id >= $1', [rows[3]!.id]);
-        const res = await app.call<AuditVerifyResponse>('GET', '/rest-api/audits/verify');
+        const res = await app.call<AuditLogVerifyResponse>('GET', '/rest-api/audits/verify');
         assert.deepEqual(
           { ok: res.body.ok, reason: res.body.reason, first_broken_id: res.body.first_broken_id, last_intact_id: res.body.last_intact_id },
           { ok: false, reason: 'removed', first_broken_id: rows[4]!.id, last_intact_id: rows[2]!.id },
@@ -192,7 +192,7 @@ for (const engine of testDatabases()) {
         await Promise.all([a.audit.flush(), b.audit.flush()]);
         const rows = (await fresh.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_logs')).rows[0]!.n;
         assert.ok(rows >= 200, `${rows} rows`);
-        const res = await a.call<AuditVerifyResponse>('GET', '/rest-api/audits/verify');
+        const res = await a.call<AuditLogVerifyResponse>('GET', '/rest-api/audits/verify');
         assert.equal(res.body.ok, true, JSON.stringify(res.body));
         assert.ok(res.body.verified >= 200);
       } finally {

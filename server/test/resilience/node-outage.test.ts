@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSmallTxs, type SmallTx } from '../../bench/small-txs.ts';
 import { NODE_UNAVAILABLE_MESSAGE } from '../../src/http/errors.ts';
-import { queueRetries } from '../../src/modules/failed-txs/retry-queue.repository.ts';
+import { queueRetries } from '../../src/modules/failed-txs/failed-txs-retry.repository.ts';
 import type { HealthResponse } from '../../src/modules/health/health.schemas.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { get, post, startTestApp, type TestApp } from '../helpers/test-app.ts';

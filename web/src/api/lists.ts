@@ -20,7 +20,7 @@ const oneOf = <const T extends string>(values: readonly T[], text: string): T | 
 
 const ACTIONS = ['All', 'Create', 'Update', 'Delete'] as const;
 
-export const AUDITS = defineList({
+export const AUDIT_LOGS = defineList({
   path: '/rest-api/audits/list',
   filters: ['ip_or_endpoint', 'client_code', 'from_date', 'to_date', 'method', 'is_success', 'source_type'],
   query: (f) => ({
@@ -31,7 +31,7 @@ export const AUDITS = defineList({
     source_type: oneOf(['Internal', 'External'], f.source_type),
   }),
 });
-export type AuditRow = ListRow<typeof AUDITS.path>;
+export type AuditLogRow = ListRow<typeof AUDIT_LOGS.path>;
 
 /** Setting Logs: the Name as typed, and the Email (matched against the staff member's email, or their username when the row has none). */
 export const SETTING_LOGS = defineList({

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Queryable } from '../../db/database.ts';
 import { escapeLike, SqlParams, whereAll, type Page, type PageWindow, type Param } from '../../db/sql.ts';
-import type { AuditListQuery } from './audit-logs.schemas.ts';
+import type { AuditLogListQuery } from './audit-logs.schemas.ts';
 
 /**
  * Reads the audit trail for the staff list (docs/behaviour.md#staff-calls, /rest-api/audits/list).
@@ -36,13 +36,13 @@ export interface AuditLogRecord {
 }
 
 /** The list's filters, parsed (audit-logs.service.ts reads them from a query); text trimmed, blank meaning none. */
-export interface AuditFilters {
+export interface AuditLogFilters {
   /** An IP address (looked up exactly) or a part of an endpoint (see ipOrEndpoint). */
   ipOrEndpoint?: string | undefined;
   clientCode?: string | undefined;
-  method?: Exclude<AuditListQuery['method'], 'All'> | undefined;
+  method?: Exclude<AuditLogListQuery['method'], 'All'> | undefined;
   isSuccess?: boolean | undefined;
-  sourceType?: AuditListQuery['source_type'];
+  sourceType?: AuditLogListQuery['source_type'];
   /** Inclusive. */
   from?: Date | undefined;
   /** Exclusive. */
@@ -104,7 +104,7 @@ function ipOrEndpoint(term: string, param: Param): string {
   }
 }
 
-function auditConditions(filters: AuditFilters): Filters {
+function auditConditions(filters: AuditLogFilters): Filters {
   const { param, values } = new SqlParams();
   const counted: string[] = [];
   const uncounted: string[] = [];
@@ -246,7 +246,7 @@ async function pageRows(db: Queryable, filters: Filters, slice: Slice, limit: nu
 }
 
 /** One page of the audit trail, newest first, with the totals over all pages. */
-export async function listAuditLogs(db: Queryable, auditFilters: AuditFilters, { limit, offset }: PageWindow): Promise<Page<AuditLogRecord>> {
+export async function listAuditLogs(db: Queryable, auditFilters: AuditLogFilters, { limit, offset }: PageWindow): Promise<Page<AuditLogRecord>> {
   const filters = auditConditions(auditFilters);
   const answer = (records: AuditLogRecord[], total: number): Page<AuditLogRecord> => ({ records, total });
   if (filters.uncounted.length > 0) {

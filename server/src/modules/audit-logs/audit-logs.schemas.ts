@@ -11,7 +11,7 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'O
 // one of the allowed values" instead of a failed constant per member.
 const SourceType = (options: { description?: string } = {}) => Type.Enum(['Internal', 'External'], options);
 
-export const AuditListQuery = Type.Object(
+export const AuditLogListQuery = Type.Object(
   {
     ...PageQueryProperties,
     ip_or_endpoint: Type.Optional(
@@ -32,9 +32,9 @@ export const AuditListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AuditListQuery = Static<typeof AuditListQuery>;
+export type AuditLogListQuery = Static<typeof AuditLogListQuery>;
 
-export const AuditRow = Type.Object({
+export const AuditLogRow = Type.Object({
   id: Type.Integer(),
   ip_address: Nullable(Type.String()),
   endpoint: Nullable(Type.String({ description: 'The path, without the query string' })),
@@ -54,21 +54,21 @@ export const AuditRow = Type.Object({
   source_type: Nullable(SourceType()),
   is_success: Type.Boolean(),
 });
-export type AuditRow = Static<typeof AuditRow>;
+export type AuditLogRow = Static<typeof AuditLogRow>;
 
-export const AuditListResponse = ListResponse(AuditRow);
-export type AuditListResponse = Static<typeof AuditListResponse>;
+export const AuditLogListResponse = ListResponse(AuditLogRow);
+export type AuditLogListResponse = Static<typeof AuditLogListResponse>;
 
-export const AuditVerifyQuery = Type.Object(
+export const AuditLogVerifyQuery = Type.Object(
   {
     anchor_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'A head_id an earlier verification answered (with anchor_hash)' })),
     anchor_hash: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The head_hash it answered with it: the row must still have that hash' })),
   },
   { additionalProperties: false },
 );
-export type AuditVerifyQuery = Static<typeof AuditVerifyQuery>;
+export type AuditLogVerifyQuery = Static<typeof AuditLogVerifyQuery>;
 
-export const AuditVerifyResponse = Type.Object({
+export const AuditLogVerifyResponse = Type.Object({
   status: Type.Literal('success'),
   ok: Type.Boolean({ description: 'True when every row up to the newest one chained is as it was written' }),
   verified: Type.Integer({ minimum: 0, description: 'Rows checked and found intact, in id order from the first' }),
@@ -89,4 +89,4 @@ export const AuditVerifyResponse = Type.Object({
   ),
   message: Type.Optional(Type.String()),
 });
-export type AuditVerifyResponse = Static<typeof AuditVerifyResponse>;
+export type AuditLogVerifyResponse = Static<typeof AuditLogVerifyResponse>;

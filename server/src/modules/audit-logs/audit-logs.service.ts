@@ -1,18 +1,18 @@
 import { createAuditChainVerifier, type ChainAnchor, type ChainVerification } from '../../audit/audit-chain.ts';
 import type { Queryable } from '../../db/database.ts';
 import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
-import { listAuditLogs, type AuditFilters, type AuditLogRecord } from './audit-logs.repository.ts';
-import type { AuditListQuery, AuditListResponse, AuditRow } from './audit-logs.schemas.ts';
+import { listAuditLogs, type AuditLogFilters, type AuditLogRecord } from './audit-logs.repository.ts';
+import type { AuditLogListQuery, AuditLogListResponse, AuditLogRow } from './audit-logs.schemas.ts';
 
 /** The audit trail as staff read it: the filtered list, and the hash chain's check. */
 export interface AuditLogService {
-  list(query: AuditListQuery): Promise<AuditListResponse>;
+  list(query: AuditLogListQuery): Promise<AuditLogListResponse>;
   /** Walks the hash chain, up to `anchor` (a head noted earlier) when given. */
   verify(anchor: ChainAnchor | undefined): Promise<ChainVerification>;
 }
 
 /** The filters of a query; bad dates and an inverted range are 400s (parseDateRange). */
-function auditFilters(query: AuditListQuery): AuditFilters {
+function auditFilters(query: AuditLogListQuery): AuditLogFilters {
   return {
     ipOrEndpoint: filterText(query.ip_or_endpoint),
     clientCode: filterText(query.client_code),
@@ -23,7 +23,7 @@ function auditFilters(query: AuditListQuery): AuditFilters {
   };
 }
 
-function toRow(record: AuditLogRecord): AuditRow {
+function toRow(record: AuditLogRecord): AuditLogRow {
   return {
     id: record.id,
     ip_address: record.ip_address,

@@ -6,9 +6,8 @@ import { ClientBody, ClientListQuery, ClientListResponse, ClientNamesResponse, C
 import type { ClientService } from './clients.service.ts';
 
 /**
- * Client Management (docs/behaviour.md#client-management). Factories rather than plugin
- * options because the staff scope registers plain plugins: the view routes in
- * its signed-in scope, the admin routes in its administrators-only scope.
+ * Client Management (docs/behaviour.md#client-management): the view routes in
+ * the staff scope's signed-in part, the admin routes in its administrators-only part.
  */
 
 const security = [{ bearer: [] }];

@@ -5,9 +5,11 @@ import { DiscountBody, DiscountListQuery, DiscountListResponse, DiscountRow } fr
 import type { DiscountService } from './discounts.service.ts';
 
 /**
- * Discount Management (docs/behaviour.md#discount-management, /rest-api/client-code/*).
- * The list for every signed-in staff member; add, update and delete in the
- * administrators-only scope.
+ * Discount Management (docs/behaviour.md#discount-management). The URLs keep
+ * their historical name, /rest-api/client-code/*, a public contract the
+ * dashboard has always called (docs/glossary.md#client-code-and-discount);
+ * in the code the records are discounts. The list for every signed-in staff
+ * member; add, update and delete in the administrators-only scope.
  */
 
 const security = [{ bearer: [] }];

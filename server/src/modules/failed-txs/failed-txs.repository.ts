@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../db/database.ts';
 import type { FailureStorageBound } from './failed-tx-storage.ts';
 import { SqlParams, txidStartsWith, type PageWindow } from '../../db/sql.ts';
-import type { TxStatus } from './failed-txs.schemas.ts';
+import type { FailedTxStatus } from './failed-txs.schemas.ts';
 import { SHORT_HEX_EDGE, SHORT_HEX_MAX } from './short-hex.ts';
 
 /**
@@ -27,12 +27,12 @@ export interface FailedTxRecord {
   errors: string[];
   submission_type: 'tx' | 'package';
   attempts: number;
-  status: TxStatus;
+  status: FailedTxStatus;
 }
 
 /** The list's filters, parsed (failed-txs.service.ts reads them from a query). */
 export interface FailedTxFilters {
-  status: TxStatus;
+  status: FailedTxStatus;
   /** A txid or its start, in lower-case hex: txids are stored as the node reports them. */
   txid?: string | undefined;
   clientCode?: string | undefined;

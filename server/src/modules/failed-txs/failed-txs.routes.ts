@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../../http/errors.ts';
-import { FailedTxHexParams, FailedTxHexResponse, FailedTxListQuery, FailedTxListResponse, RetryBody, RetryResponse } from './failed-txs.schemas.ts';
+import { FailedTxHexParams, FailedTxHexResponse, FailedTxListQuery, FailedTxListResponse, FailedTxRetryBody, FailedTxRetryResponse } from './failed-txs.schemas.ts';
 import type { FailedTxService } from './failed-txs.service.ts';
 
 /**
- * Failed Transactions (docs/behaviour.md#failed-transactions). Factories rather than
- * plugin options because the staff scope registers plain plugins: the list
- * in its signed-in scope, the retry in its administrators-only scope.
+ * Failed Transactions (docs/behaviour.md#failed-transactions). The URLs keep
+ * their historical names, a public contract: GET /rest-api/txs/view is the
+ * failed-tx list, GET /rest-api/txs/{id}/hex one failed tx's whole hex, and
+ * POST /rest-api/retry-txs/update the failed-tx retry. The list in the staff
+ * scope's signed-in part, the retry in its administrators-only part.
  */
 
 const security = [{ bearer: [] }];
@@ -44,8 +46,8 @@ export function failedTxAdminRoutes(service: FailedTxService): FastifyPluginAsyn
           'Move failed transactions into retry (administrators): those still Failed or Timeout become Retrying and a retry job is ' +
           'queued for each, once however often they are asked for; the others are skipped',
         security,
-        body: RetryBody,
-        response: { 200: RetryResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+        body: FailedTxRetryBody,
+        response: { 200: FailedTxRetryResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
       },
     }, (request) => service.retry(request.body.ids));
   };

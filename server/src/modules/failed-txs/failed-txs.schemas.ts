@@ -8,9 +8,9 @@ import { SHORT_HEX_DESCRIPTION } from './short-hex.ts';
  */
 
 /** docs/behaviour.md#failed-transactions: the list shows open failures, Failed by default or Timeout. */
-export const TX_STATUSES = ['Failed', 'Timeout'] as const;
-export type TxStatus = (typeof TX_STATUSES)[number];
-export const DEFAULT_TX_STATUS: TxStatus = 'Failed';
+export const FAILED_TX_STATUSES = ['Failed', 'Timeout'] as const;
+export type FailedTxStatus = (typeof FAILED_TX_STATUSES)[number];
+export const DEFAULT_FAILED_TX_STATUS: FailedTxStatus = 'Failed';
 
 /**
  * The most ids one retry request takes. Select-all can pick more than this;
@@ -22,7 +22,7 @@ export const FailedTxListQuery = Type.Object(
   {
     ...PageQueryProperties,
     // An enum rather than a union of literals: ajv then reports one "must be equal to one of the allowed values".
-    tx_status: Type.Optional(Type.Enum([...TX_STATUSES], { default: DEFAULT_TX_STATUS, description: 'Which open failures: Failed (the default) or Timeout' })),
+    tx_status: Type.Optional(Type.Enum([...FAILED_TX_STATUSES], { default: DEFAULT_FAILED_TX_STATUS, description: 'Which open failures: Failed (the default) or Timeout' })),
     txid: Type.Optional(
       Type.String({ maxLength: 128, description: 'A transaction id or its start, in either case (for a package, the id of its last transaction). Blank means no filter.' }),
     ),
@@ -45,7 +45,7 @@ export const FailedTxRow = Type.Object({
   }),
   submission_type: Type.Enum(['tx', 'package']),
   attempts: Type.Integer({ minimum: 0, description: 'How many times the submission failed' }),
-  status: Type.Enum([...TX_STATUSES]),
+  status: Type.Enum([...FAILED_TX_STATUSES]),
 });
 export type FailedTxRow = Static<typeof FailedTxRow>;
 
@@ -57,7 +57,7 @@ export const FailedTxListResponse = Type.Object({
 });
 export type FailedTxListResponse = Static<typeof FailedTxListResponse>;
 
-export const RetryBody = Type.Object(
+export const FailedTxRetryBody = Type.Object(
   {
     ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
       minItems: 1,
@@ -67,17 +67,17 @@ export const RetryBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type RetryBody = Static<typeof RetryBody>;
+export type FailedTxRetryBody = Static<typeof FailedTxRetryBody>;
 
 export const RETRY_SUCCESS_MESSAGE = 'Transactions updated successfully!';
 
-export const RetryResponse = Type.Object({
+export const FailedTxRetryResponse = Type.Object({
   status: Type.Literal('success'),
   message: Type.String(),
   queued: Type.Integer({ minimum: 0, description: 'Transactions moved from Failed or Timeout into retry, each with a retry job queued' }),
   skipped: Type.Integer({ minimum: 0, description: 'Ids left as they were: unknown, already retrying, or resolved' }),
 });
-export type RetryResponse = Static<typeof RetryResponse>;
+export type FailedTxRetryResponse = Static<typeof FailedTxRetryResponse>;
 
 export const FailedTxHexParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The failed transaction row id' }) }, { additionalProperties: false });
 export type FailedTxHexParams = Static<typeof FailedTxHexParams>;

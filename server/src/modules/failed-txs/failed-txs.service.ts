@@ -3,8 +3,8 @@ import { explainRejectReason, isExplained, rejectReasonEntry } from '../../bitco
 import { filterText, pageWindow, parseDateRange, totalPages } from '../../http/list-query.ts';
 import { ApiError } from '../../http/errors.ts';
 import { failedTxHex, listFailedTxs, type FailedTxFilters, type FailedTxRecord } from './failed-txs.repository.ts';
-import { DEFAULT_TX_STATUS, FAILED_TX_NOT_FOUND_MESSAGE, RETRY_SUCCESS_MESSAGE, type FailedTxHexResponse, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type RetryResponse } from './failed-txs.schemas.ts';
-import { queueRetries } from './retry-queue.repository.ts';
+import { DEFAULT_FAILED_TX_STATUS, FAILED_TX_NOT_FOUND_MESSAGE, RETRY_SUCCESS_MESSAGE, type FailedTxHexResponse, type FailedTxListQuery, type FailedTxListResponse, type FailedTxRow, type FailedTxRetryResponse } from './failed-txs.schemas.ts';
+import { queueRetries } from './failed-txs-retry.repository.ts';
 
 /**
  * Failed Transactions (docs/behaviour.md#failed-transactions): every signed-in staff
@@ -15,7 +15,7 @@ import { queueRetries } from './retry-queue.repository.ts';
  */
 export interface FailedTxService {
   list(query: FailedTxListQuery): Promise<FailedTxListResponse>;
-  retry(ids: readonly number[]): Promise<RetryResponse>;
+  retry(ids: readonly number[]): Promise<FailedTxRetryResponse>;
   /** One row's whole hex (the list carries it shortened); 404 for an unknown id. */
   hex(id: number): Promise<FailedTxHexResponse>;
 }
@@ -23,7 +23,7 @@ export interface FailedTxService {
 /** The filters of a query; bad dates and an inverted range are 400s (parseDateRange). */
 function failedTxFilters(query: FailedTxListQuery): FailedTxFilters {
   return {
-    status: query.tx_status ?? DEFAULT_TX_STATUS,
+    status: query.tx_status ?? DEFAULT_FAILED_TX_STATUS,
     // Txids are stored as the node reports them, in lower-case hex.
     txid: filterText(query.txid)?.toLowerCase(),
     clientCode: filterText(query.client_code),

@@ -11,21 +11,24 @@ import type { HealthService } from './health.service.ts';
  * describe the private mempool, so only those the mempool view is open to
  * get them (`access`: signed-in staff, or everyone when it is public).
  */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ service: HealthService; access: MempoolViewAccess }> = async (app, { service, access }) => {
-  app.get('/health', {
-    config: { audit: false },
-    schema: {
-      tags: ['health'],
-      summary: 'Whether this server can take submissions: the node, the database and the mempool projection',
-      // Anyone for the status; the checks with a staff token (or for anyone when the public mempool view is on).
-      security: [{}, { bearer: [] }],
-      response: { 200: HealthResponse, 503: HealthResponse },
-    },
-  }, async (request, reply) => {
-    const [report, detailed] = await Promise.all([service.check(), access.allows(request)]);
-    return reply
-      .status(report.status === 'ok' ? 200 : 503)
-      .header('cache-control', 'no-store')
-      .send(detailed ? report : { status: report.status });
-  });
-};
+export function healthRoutes(deps: { health: HealthService; access: MempoolViewAccess }): FastifyPluginAsyncTypebox {
+  const { health, access } = deps;
+  return async (app) => {
+    app.get('/health', {
+      config: { audit: false },
+      schema: {
+        tags: ['health'],
+        summary: 'Whether this server can take submissions: the node, the database and the mempool projection',
+        // Anyone for the status; the checks with a staff token (or for anyone when the public mempool view is on).
+        security: [{}, { bearer: [] }],
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    }, async (request, reply) => {
+      const [report, detailed] = await Promise.all([health.check(), access.allows(request)]);
+      return reply
+        .status(report.status === 'ok' ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send(detailed ? report : { status: report.status });
+    });
+  };
+}

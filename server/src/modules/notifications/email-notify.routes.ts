@@ -23,13 +23,15 @@ const NotifyEmailBody = Type.Object(
 
 const NotifyEmailResponse = Type.Object({ status: Type.Literal('success'), message: Type.String() });
 
-export const emailNotifyRoutes: FastifyPluginAsyncTypebox<{ service: EmailNotifyService }> = async (app, { service }) => {
-  app.post('/notify-email', {
-    schema: {
-      tags: ['public'],
-      summary: 'Ask for one email when a transaction submitted here is mined',
-      body: NotifyEmailBody,
-      response: { 200: NotifyEmailResponse, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
-    },
-  }, (request) => service.subscribe(request.body.txid, request.body.notify_email, addressGroup(request.ip)));
-};
+export function emailNotifyRoutes(emailNotify: EmailNotifyService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post('/notify-email', {
+      schema: {
+        tags: ['public'],
+        summary: 'Ask for one email when a transaction submitted here is mined',
+        body: NotifyEmailBody,
+        response: { 200: NotifyEmailResponse, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => emailNotify.subscribe(request.body.txid, request.body.notify_email, addressGroup(request.ip)));
+  };
+}

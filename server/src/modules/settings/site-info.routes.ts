@@ -17,15 +17,18 @@ const SiteInfoResponse = Type.Object({
  * seconds and costs no query per visitor. A public route: registered in the
  * public scope, whose hook spends the caller's rate-limit budget (app.ts).
  */
-export const siteInfoRoutes: FastifyPluginAsyncTypebox<{ settings: SettingsStore; emailNotifications: boolean }> = async (app, { settings, emailNotifications }) => {
-  app.get('/site-info', {
-    schema: {
-      tags: ['public'],
-      summary: 'Maintenance switch and contact details for the public pages',
-      response: { 200: SiteInfoResponse, 429: ErrorResponse, 503: ErrorResponse },
-    },
-  }, async () => {
-    const current = await settings.get();
-    return { maintenance: current.maintenanceMode, contact_email: current.contactEmail, company_url: current.companyUrl, email_notifications: emailNotifications };
-  });
-};
+export function siteInfoRoutes(deps: { settings: SettingsStore; emailNotifications: boolean }): FastifyPluginAsyncTypebox {
+  const { settings, emailNotifications } = deps;
+  return async (app) => {
+    app.get('/site-info', {
+      schema: {
+        tags: ['public'],
+        summary: 'Maintenance switch and contact details for the public pages',
+        response: { 200: SiteInfoResponse, 429: ErrorResponse, 503: ErrorResponse },
+      },
+    }, async () => {
+      const current = await settings.get();
+      return { maintenance: current.maintenanceMode, contact_email: current.contactEmail, company_url: current.companyUrl, email_notifications: emailNotifications };
+    });
+  };
+}

@@ -21,7 +21,7 @@ import { statusStreamRoutes } from './status-stream.routes.ts';
 
 const TXID = 'ab'.repeat(32);
 const answer = { state: 'in_mempool', transaction: { txid: TXID } } as unknown as StatusResponse;
-const service: StatusService = { check: () => Promise.resolve(answer) };
+const status: StatusService = { check: () => Promise.resolve(answer) };
 const feed: MempoolFeed = { current: () => null, subscribe: () => () => {} };
 
 function recordingWriter(): AuditWriter & { rows: AuditRow[] } {
@@ -39,7 +39,7 @@ async function streamApp(maxStreamMs: number): Promise<{ app: FastifyInstance; w
   const writer = recordingWriter();
   const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
   registerAuditHooks(app, writer, 4096);
-  await app.register(statusStreamRoutes, { prefix: '/rest-api', service, feed, maxStreamMs });
+  await app.register(statusStreamRoutes({ status, feed, maxStreamMs }), { prefix: '/rest-api' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -9,8 +9,8 @@ import { createStatusStreams } from './status-stream.ts';
 import { streamLimits, type StreamLimits } from '../../http/sse-registry.ts';
 
 /** The stream limits default to the shared ones (http/sse-registry.ts), 4 streams per address: a status page or two per visitor. */
-export interface StatusStreamRoutesOptions extends Partial<StreamLimits> {
-  service: StatusService;
+export interface StatusStreamRoutesDeps extends Partial<StreamLimits> {
+  status: StatusService;
   feed: MempoolFeed;
 }
 
@@ -27,29 +27,31 @@ const StreamResponse = {
  * caller's rate-limit budget on every (re)connection (app.ts); open streams
  * are capped per address and in all.
  */
-export const statusStreamRoutes: FastifyPluginAsyncTypebox<StatusStreamRoutesOptions> = async (app, options) => {
-  const { service } = options;
-  const streams = createStatusStreams({ feed: options.feed, check: (txid) => service.check(txid), ...streamLimits(options, 4), log: app.log });
-  // preClose, not onClose: the server stops only once every connection has ended.
-  app.addHook('preClose', async () => streams.closeAll());
+export function statusStreamRoutes(deps: StatusStreamRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const { status } = deps;
+    const streams = createStatusStreams({ feed: deps.feed, check: (txid) => status.check(txid), ...streamLimits(deps, 4), log: app.log });
+    // preClose, not onClose: the server stops only once every connection has ended.
+    app.addHook('preClose', async () => streams.closeAll());
 
-  app.get('/status-stream', {
-    schema: {
-      tags: ['public'],
-      summary: 'Where a transaction is, live: Server-Sent Events of the status-check answer',
-      querystring: StatusQuery,
-      response: { 200: StreamResponse, 400: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
-    },
-  }, async (request, reply) => {
-    const refusal = streams.refusal(request.ip);
-    if (refusal) return reply.status(refusal.statusCode).header('retry-after', '10').send({ status: 'error', message: refusal.message });
-    // The first answer before the stream opens: a bad or unknown txid gets the status check's own error.
-    const txid = request.query.tx_id.trim().toLowerCase();
-    const first = await service.check(txid);
-    const headers: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-    // Fastify's hooks never see a hijacked response end: its audit row is written when the stream ends.
-    streams.attach(reply.raw, request.ip, txid, first, headers, request.auditStreamStarted?.());
-    return reply.hijack();
-  });
-};
+    app.get('/status-stream', {
+      schema: {
+        tags: ['public'],
+        summary: 'Where a transaction is, live: Server-Sent Events of the status-check answer',
+        querystring: StatusQuery,
+        response: { 200: StreamResponse, 400: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
+      },
+    }, async (request, reply) => {
+      const refusal = streams.refusal(request.ip);
+      if (refusal) return reply.status(refusal.statusCode).header('retry-after', '10').send({ status: 'error', message: refusal.message });
+      // The first answer before the stream opens: a bad or unknown txid gets the status check's own error.
+      const txid = request.query.tx_id.trim().toLowerCase();
+      const first = await status.check(txid);
+      const headers: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+      // Fastify's hooks never see a hijacked response end: its audit row is written when the stream ends.
+      streams.attach(reply.raw, request.ip, txid, first, headers, request.auditStreamStarted?.());
+      return reply.hijack();
+    });
+  };
+}

@@ -6,8 +6,7 @@ import type { TxPullerService } from './tx-puller.service.ts';
 
 /**
  * The Tx Puller (docs/behaviour.md#tx-puller) for any signed-in staff member: viewing
- * and downloading are open to every dashboard user (docs/behaviour.md#roles-and-permissions). A factory
- * rather than plugin options because the staff scope registers plain plugins.
+ * and downloading are open to every dashboard user (docs/behaviour.md#roles-and-permissions).
  */
 export function txPullerRoutes(service: TxPullerService): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -6,8 +6,7 @@ import type { TxReportService } from './tx-reports.service.ts';
 
 /**
  * TX Reports (docs/behaviour.md#tx-reports) for any signed-in staff member: viewing
- * and downloading are open to every dashboard user (docs/behaviour.md#roles-and-permissions). A factory
- * rather than plugin options because the staff scope registers plain plugins.
+ * and downloading are open to every dashboard user (docs/behaviour.md#roles-and-permissions).
  */
 export function txReportRoutes(service: TxReportService): FastifyPluginAsyncTypebox {
   return async (app) => {

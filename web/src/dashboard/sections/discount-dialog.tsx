@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Controller, useWatch, type UseFormRegisterReturn } from 'react-hook-form';
-import { useAddDiscount } from '../../api/client-code-add.ts';
-import { useDeleteDiscount } from '../../api/client-code-delete.ts';
-import { useUpdateDiscount } from '../../api/client-code-update.ts';
+import { useAddDiscount } from '../../api/discount-add.ts';
+import { useDeleteDiscount } from '../../api/discount-delete.ts';
+import { useUpdateDiscount } from '../../api/discount-update.ts';
 import { useClientNames } from '../../api/client-names.ts';
 import type { DiscountRow } from '../../api/lists.ts';
 import type { DateTimeValue } from '../../components/data-table/date-range.ts';

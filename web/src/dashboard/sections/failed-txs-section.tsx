@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useList, type FilterName } from '../../api/list-query.ts';
 import { FAILED_TXS, type FailedTxRow } from '../../api/lists.ts';
-import { RETRY_SUCCESS_MESSAGE, useIdsBeingRetried, useRetryTxs } from '../../api/retry-txs.ts';
+import { RETRY_SUCCESS_MESSAGE, useIdsBeingRetried, useRetryFailedTxs } from '../../api/failed-txs-retry.ts';
 import { fetchFailedTxHex } from '../../api/failed-tx-hex.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, type Column } from '../../components/data-table/data-table.tsx';
@@ -54,8 +54,8 @@ export function FailedTxsSection({ isAdmin }: { isAdmin: boolean }) {
     list.clear();
   };
   // Two mutations, so that 'Retrying...' shows on the control that was used.
-  const retrySelected = useRetryTxs(afterRetry);
-  const retryRow = useRetryTxs(afterRetry);
+  const retrySelected = useRetryFailedTxs(afterRetry);
+  const retryRow = useRetryFailedTxs(afterRetry);
   const beingRetried = useIdsBeingRetried();
 
   const allIds = query.data?.ids ?? [];

@@ -1,5 +1,5 @@
 import type { Section } from '../dashboard-sections.ts';
-import { AuditSection } from './audit-section.tsx';
+import { AuditLogsSection } from './audit-logs-section.tsx';
 import { ClientsSection } from './clients-section.tsx';
 import { DiscountsSection } from './discounts-section.tsx';
 import { FailedTxsSection } from './failed-txs-section.tsx';
@@ -24,7 +24,7 @@ export function SectionView({ section, isAdmin }: { section: Section; isAdmin: b
     case 'reports':
       return <TxReportsSection isAdmin={isAdmin} />;
     case 'audit':
-      return <AuditSection isAdmin={isAdmin} />;
+      return <AuditLogsSection isAdmin={isAdmin} />;
   }
 }
 

@@ -1,5 +1,5 @@
 import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { invalidateAfterDiscountChange, type DiscountBody } from './client-code-add.ts';
+import { invalidateAfterDiscountChange, type DiscountBody } from './discount-add.ts';
 import { staffApi, unwrap } from './http.ts';
 
 /** docs/behaviour.md#staff-calls: the same body as add; the code never changes. */

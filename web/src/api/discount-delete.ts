@@ -1,5 +1,5 @@
 import { mutationOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { invalidateAfterDiscountChange } from './client-code-add.ts';
+import { invalidateAfterDiscountChange } from './discount-add.ts';
 import { staffApi, unwrap } from './http.ts';
 
 export const deleteDiscount = (id: number) => unwrap(staffApi.DELETE('/rest-api/client-code/delete/{id}', { params: { path: { id } } }));

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useList, type FilterName } from '../../api/list-query.ts';
-import { AUDITS, type AuditRow } from '../../api/lists.ts';
+import { AUDIT_LOGS, type AuditLogRow } from '../../api/lists.ts';
 import type { Column } from '../../components/data-table/data-table.tsx';
 import type { FilterField } from '../../components/data-table/filter-bar.tsx';
 import { FilteredList } from './filtered-list.tsx';
@@ -18,7 +18,7 @@ const TABS = [
   { id: 'clients', label: 'Client Logs' },
 ] as const;
 
-export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
+export function AuditLogsSection({ isAdmin }: { isAdmin: boolean }) {
   const [params] = useSearchParams();
   const tab = TABS.find((t) => t.id === params.get('tab')) ?? TABS[0];
   return (
@@ -43,7 +43,7 @@ export function AuditSection({ isAdmin }: { isAdmin: boolean }) {
   );
 }
 
-const AUDIT_FIELDS: ReadonlyArray<FilterField<FilterName<typeof AUDITS>>> = [
+const AUDIT_LOG_FIELDS: ReadonlyArray<FilterField<FilterName<typeof AUDIT_LOGS>>> = [
   { kind: 'text', name: 'ip_or_endpoint', label: 'IP or Endpoint' },
   { kind: 'text', name: 'client_code', label: 'Client Code' },
   { kind: 'dates', from: 'from_date', to: 'to_date' },
@@ -53,9 +53,9 @@ const AUDIT_FIELDS: ReadonlyArray<FilterField<FilterName<typeof AUDITS>>> = [
 ];
 
 function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
-  const { list, query } = useList(AUDITS);
-  const [viewing, setViewing] = useState<AuditRow | null>(null);
-  const columns: Column<AuditRow>[] = [
+  const { list, query } = useList(AUDIT_LOGS);
+  const [viewing, setViewing] = useState<AuditLogRow | null>(null);
+  const columns: Column<AuditLogRow>[] = [
     { header: 'Sno', cell: (_row, index) => serialNumber(list.page, list.limit, index) },
     { header: 'IP Address', cell: (row) => row.ip_address ?? 'N/A' },
     { header: 'Endpoint', cell: (row) => row.endpoint ?? 'N/A' },
@@ -75,7 +75,7 @@ function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
   ];
   return (
     <>
-      <FilteredList label="Audit Logs" fields={AUDIT_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />
+      <FilteredList label="Audit Logs" fields={AUDIT_LOG_FIELDS} list={list} query={query} columns={columns} isAdmin={isAdmin} />
       {viewing && <AuditDetails row={viewing} onClose={() => setViewing(null)} />}
     </>
   );
@@ -84,7 +84,7 @@ function AuditLogs({ isAdmin }: { isAdmin: boolean }) {
 const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? 'None' : value);
 
 /** docs/behaviour.md#logs: the 'Audit Details' modal; missing values show as None or N/A. */
-function AuditDetails({ row, onClose }: { row: AuditRow; onClose: () => void }) {
+function AuditDetails({ row, onClose }: { row: AuditLogRow; onClose: () => void }) {
   const details: Array<[string, string]> = [
     ['IP Address', row.ip_address ?? 'N/A'],
     ['Endpoint', row.endpoint ?? 'N/A'],

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../../http/errors.ts';
-import { SynchroTableResponse } from './synchro.schemas.ts';
-import type { SynchroService } from './synchro.service.ts';
+import { SynchroTableResponse } from './synchro-table.schemas.ts';
+import type { SynchroTableService } from './synchro-table.service.ts';
 
 /** GET /rest-api/synchro/table (docs/behaviour.md#synchro-table): any signed-in staff member. */
-export function synchroRoutes(service: SynchroService): FastifyPluginAsyncTypebox {
+export function synchroTableRoutes(service: SynchroTableService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/synchro/table', {
       schema: {

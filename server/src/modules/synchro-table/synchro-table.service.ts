@@ -2,14 +2,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { RpcTransportError } from '../../bitcoin/rpc-client.ts';
 import type { MempoolReader, MempoolView } from '../../mempool/mempool-engine.ts';
 import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
-import type { SynchroTableResponse } from './synchro.schemas.ts';
+import type { SynchroTableResponse } from './synchro-table.schemas.ts';
 
 /** The synchro table: the mempool mirror's and the block tracker's state, read from the engine (no node call). */
-export interface SynchroService {
+export interface SynchroTableService {
   table(): Promise<SynchroTableResponse>;
 }
 
-export function createSynchroService(deps: { mempool: MempoolReader; clock: Clock }): SynchroService {
+export function createSynchroTableService(deps: { mempool: MempoolReader; clock: Clock }): SynchroTableService {
   const { mempool, clock } = deps;
   return {
     async table() {
