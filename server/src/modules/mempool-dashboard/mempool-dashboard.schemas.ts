@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { MempoolDashboardState } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolDashboardState } from '@slipstream/mempool-engine/queries/mempool-feed';
 
 /**
  * Wire shape of the /mempool/ dashboard: the engine's MempoolDashboardState

@@ -1,4 +1,4 @@
-import type { MempoolReader } from '../../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 
 /**
  * The rate to beat, from the mempool engine's projection of the pool's next
