@@ -3,7 +3,7 @@ import type { MempoolDashboardState } from '@slipstream/mempool-engine/queries/m
 
 /**
  * Wire shape of the /mempool/ dashboard: the engine's MempoolDashboardState
- * (server/src/mempool/queries/mempool-feed.ts), field for field. The type check at the
+ * (mempool-engine/src/queries/mempool-feed.ts), field for field. The type check at the
  * bottom fails the build when the two drift apart.
  */
 
