@@ -25,6 +25,7 @@ ARG KNOTS_IMAGE=debian:trixie-slim
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY mempool-engine/package.json mempool-engine/
 COPY server/package.json server/
 COPY web/package.json web/
 
@@ -42,7 +43,9 @@ RUN npm run build
 
 # --- Production dependencies only (the `node` package and its binary among them),
 # of the root and the server workspace: the web app's (React and the rest) are
-# in web/dist already. The Node package also carries Node's C headers (about
+# in web/dist already. The server's dependency on the mempool engine workspace
+# is a link, node_modules/@slipstream/mempool-engine -> mempool-engine, whose
+# code the runtime stage copies beside the server's. The Node package also carries Node's C headers (about
 # 67 MB), used only to compile native addons during an install, which is over
 # by then.
 FROM manifests AS prod-deps
@@ -91,10 +94,13 @@ COPY --from=prod-deps /app/node_modules node_modules
 RUN ["/app/node_modules/.bin/node", "--version"]
 COPY package.json ./
 COPY server/package.json server/
-# The server's code only: server/dev/ (regtest launcher, regtest wallet, reference
-# assembler, development identity provider, demo:tx) is development tooling;
-# a start without BITCOIN_RPC_URL or OIDC_ISSUER says so and names the setting.
+COPY mempool-engine/package.json mempool-engine/
+# The server's code and the mempool engine's only: server/dev/ (regtest launcher,
+# regtest wallet, development identity provider, demo:tx) and mempool-engine/dev/
+# (the reference assembler) are development tooling; a start without
+# BITCOIN_RPC_URL or OIDC_ISSUER says so and names the setting.
 COPY server/src server/src
+COPY mempool-engine/src mempool-engine/src
 COPY --from=build /app/web/dist web/dist
 USER portal
 EXPOSE 8080

@@ -10,7 +10,7 @@ import { startTestNode, type TestNode } from '../test/helpers/regtest.ts';
 import type { ServerReply, ServerSpec, ToServer } from './load-server.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { randomBytes } from 'node:crypto';
-import { blockTxids, holdsKey, txidKey } from '../src/mempool/queries/block-txids.ts';
+import { blockTxids, holdsKey, txidKey } from '@slipstream/mempool-engine/queries/block-txids';
 import { buildSmallTxs, type SmallTx } from './small-txs.ts';
 import { ratio, round3, verdict } from './stats.ts';
 

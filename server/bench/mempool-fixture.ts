@@ -1,4 +1,4 @@
-import { TXID_BYTES, txidAt, type MempoolSnapshot, type SnapshotEntry } from '../src/mempool/mirror/mempool-snapshot.ts';
+import { TXID_BYTES, txidAt, type MempoolSnapshot, type SnapshotEntry } from '@slipstream/mempool-engine/mirror/mempool-snapshot';
 import { seededRandom } from '../src/lib/seeded-random.ts';
 
 /**

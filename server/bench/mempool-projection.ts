@@ -1,9 +1,9 @@
 import { cpus } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { assembleBlocks, createBlockAssembler, type BlockProjection } from '../src/mempool/projection/block-assembler.ts';
-import { MempoolMirror, type MirrorEntry } from '../src/mempool/mirror/mempool-mirror.ts';
-import { cloneSnapshot, encodeMempoolSnapshot, snapshotBuffers, snapshotFromRawMempool, txidAt, type MempoolSnapshot, type RawMempoolEntry } from '../src/mempool/mirror/mempool-snapshot.ts';
-import { createProjectionWorker } from '../src/mempool/projection/projection-worker.ts';
+import { assembleBlocks, createBlockAssembler, type BlockProjection } from '@slipstream/mempool-engine/projection/block-assembler';
+import { MempoolMirror, type MirrorEntry } from '@slipstream/mempool-engine/mirror/mempool-mirror';
+import { cloneSnapshot, encodeMempoolSnapshot, snapshotBuffers, snapshotFromRawMempool, txidAt, type MempoolSnapshot, type RawMempoolEntry } from '@slipstream/mempool-engine/mirror/mempool-snapshot';
+import { createProjectionWorker } from '@slipstream/mempool-engine/projection/projection-worker';
 import { fillRandomMempool } from '../test/helpers/random-mempool.ts';
 import { startTestNode } from '../test/helpers/regtest.ts';
 import { DEFAULT_FIXTURE, fixtureEntries, generateMempoolFixture } from './mempool-fixture.ts';

@@ -38,7 +38,7 @@ export interface Portal {
    * 8 MB), which would count against the server in stall measurements.
    */
   postHttp(path: string, body: Buffer): Promise<{ status: number; text: string }>;
-  /** What the block tracker's txid index holds (mempool/queries/block-txids.ts). */
+  /** What the block tracker's txid index holds (mempool-engine/src/queries/block-txids.ts). */
   txidIndex(): { txids: number; bytes: number };
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { btcToSats, satsToBtc } from '../src/bitcoin/amounts.ts';
+import { btcToSats, satsToBtc } from '@slipstream/mempool-engine/bitcoin/amounts';
 import type { RpcBatchItem, RpcCall, RpcClient } from '../src/bitcoin/rpc-client.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { TestNode } from '../test/helpers/regtest.ts';

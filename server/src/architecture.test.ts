@@ -158,3 +158,76 @@ describe('one owner per table', () => {
     assert.deepEqual(strays, []);
   });
 });
+
+/**
+ * The mempool engine is a workspace package (mempool-engine/, docs/architecture.md#the-mempool-engine):
+ * the server depends on it, never the reverse. Its code imports only its own
+ * files and Node's modules; what it needs of the portal comes in through its
+ * options as structural interfaces. Its tests may also use the few test
+ * helpers listed here. The server reaches it by its package name and the
+ * subpaths its package.json exports, never by a path into its files.
+ */
+const REPO = path.resolve(SRC, '../..');
+const ENGINE = path.join(REPO, 'mempool-engine');
+/** Test tooling the engine's tests take from the server (a seeded generator for fixtures). */
+const ENGINE_TEST_HELPERS = ['server/src/lib/seeded-random.ts'];
+/** Packages the engine's tests use; its source uses none. */
+const ENGINE_TEST_PACKAGES = ['fast-check'];
+
+function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(full, keep);
+    return keep(entry.name) ? [full] : [];
+  });
+}
+
+/** Every import specifier of a file (static, dynamic, type-only and re-exports), as written. */
+export function specifiersOf(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
+}
+
+/** What is wrong with one import of an engine file: undefined when it stays inside the engine (or is allowed to a test). */
+export function engineImportProblem(file: string, specifier: string): string | undefined {
+  const isTest = file.endsWith('.test.ts');
+  if (specifier.startsWith('node:')) return undefined;
+  if (!specifier.startsWith('.')) return isTest && ENGINE_TEST_PACKAGES.includes(specifier) ? undefined : `package ${specifier}`;
+  const target = path.relative(REPO, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/');
+  if (target.startsWith('mempool-engine/')) return undefined;
+  return isTest && ENGINE_TEST_HELPERS.includes(target) ? undefined : target;
+}
+
+describe('the mempool engine package', () => {
+  const engineFiles = filesUnder(ENGINE, (name) => name.endsWith('.ts'));
+
+  it('the check reads the engine and refuses a path out of it', () => {
+    assert.ok(engineFiles.length > 50, `read ${engineFiles.length} engine files`);
+    const file = path.join(ENGINE, 'src/feed/x.ts');
+    assert.equal(engineImportProblem(file, '../../../server/src/lib/logger.ts'), 'server/src/lib/logger.ts');
+    assert.equal(engineImportProblem(file, '@slipstream/server'), 'package @slipstream/server');
+    assert.equal(engineImportProblem(file, '../../../server/src/lib/seeded-random.ts'), 'server/src/lib/seeded-random.ts', 'test helpers are for tests only');
+    assert.equal(engineImportProblem(path.join(ENGINE, 'src/feed/x.test.ts'), '../../../server/src/lib/seeded-random.ts'), undefined);
+    assert.equal(engineImportProblem(file, '../mirror/mempool-mirror.ts'), undefined);
+    assert.deepEqual(specifiersOf("import type { A } from '../a.ts';\nexport { b } from './b.ts';\nconst c = await import('node:fs');\n"), ['../a.ts', './b.ts', 'node:fs']);
+  });
+
+  it('engine code imports nothing from server/ (or any other package): dependencies go one way, server to engine', () => {
+    const problems = engineFiles.flatMap((file) =>
+      specifiersOf(readFileSync(file, 'utf8')).flatMap((specifier) => {
+        const problem = engineImportProblem(file, specifier);
+        return problem ? [`${path.relative(REPO, file)} -> ${problem}`] : [];
+      }),
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  it('the rest of the repository reaches the engine by its package name, never by a path into it', () => {
+    const outside = ['server', 'deploy', 'web/src', 'web/test'].flatMap((dir) => filesUnder(path.join(REPO, dir), (name) => /\.(ts|tsx)$/.test(name)));
+    const intoEngine = outside.flatMap((file) =>
+      specifiersOf(readFileSync(file, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.') && path.relative(REPO, path.resolve(path.dirname(file), specifier)).startsWith('mempool-engine'))
+        .map((specifier) => `${path.relative(REPO, file)} -> ${specifier}`),
+    );
+    assert.deepEqual(intoEngine, []);
+  });
+});

@@ -203,6 +203,10 @@ describe('pointers into docs/', () => {
   test('the code does point into docs/ (the scan reads what it should)', () => {
     const pointing = files.filter((file) => !file.startsWith('docs/') && /\bdocs\/[\w-]+\.md/.test(readFileSync(path.join(ROOT, file), 'utf8')));
     assert.ok(pointing.length > 150, `${pointing.length} files point into docs/`);
+    // Each workspace's comments are held to the same pointers (the mempool engine is a package of its own).
+    for (const workspace of ['server/', 'web/', 'deploy/', 'mempool-engine/']) {
+      assert.ok(pointing.some((file) => file.startsWith(workspace)), `a file of ${workspace} points into docs/`);
+    }
   });
 });
 

@@ -8,7 +8,7 @@ import { findAccount, saveAccount } from './auth/staff-accounts.repository.ts';
 import { startStaffChannel, type StaffChannel } from './auth/staff-channel.ts';
 import { createLocalIssuer, routeByIssuer } from './auth/local-issuer.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/token-verifier.ts';
-import { createRpcClient, type RpcClient } from './bitcoin/rpc-client.ts';
+import { createRpcClient, RpcTransportError, type RpcClient } from './bitcoin/rpc-client.ts';
 import { connectRedisCounters, type SharedCounters } from './http/rate-limit-store.ts';
 import type { AppConfig, Network } from './config/config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
@@ -29,10 +29,11 @@ import { makePrivateDir } from './lib/private-dir.ts';
 import type { Logger } from './lib/logger.ts';
 import { instrumentRpc } from './metrics/instrument-rpc.ts';
 import { createMetrics } from './metrics/metrics-registry.ts';
-import { createMempoolEngine, type MempoolEngine } from './mempool/mempool-engine.ts';
+import { createMempoolEngine, type MempoolEngine } from '@slipstream/mempool-engine';
 import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
 import { connectStandardPolicy, type StandardPolicyConnection } from './modules/policy/connect-policy.ts';
 import { connectPublicMempool } from './modules/submission/public-mempool.ts';
+import { poolRecogniser } from './modules/settings/pool-identity.ts';
 import { createSettingsStore, type SettingsStore } from './modules/settings/settings.store.ts';
 import { createRecordKeeper } from './modules/submission/record-keeper.ts';
 import { createPortalTxidIndex, type PortalTxidIndex } from './modules/submission/portal-txid-index.ts';
@@ -147,10 +148,11 @@ export function createPortalMempool(options: {
     log: options.log,
     consistency: options.consistency ?? 'latest',
     ...(options.blockPolicy ? { assembler: { maxBlockWeight: options.blockPolicy.maxBlockWeight, blockMinFeeRatePerKvB: options.blockPolicy.minFeeRatePerKvB } } : {}),
-    identity: async () => {
+    poolRecogniser: async () => {
       const current = await options.settings.get();
-      return { coinbaseTag: current.poolCoinbaseTag, payoutAddresses: current.poolPayoutAddresses };
+      return poolRecogniser({ coinbaseTag: current.poolCoinbaseTag, payoutAddresses: current.poolPayoutAddresses, network: options.network });
     },
+    unavailableError: (message) => new RpcTransportError('mempool', 'unreachable', message),
   });
 }
 

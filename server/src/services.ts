@@ -9,13 +9,13 @@ import { createMempoolViewAccess, type MempoolViewAccess } from './auth/mempool-
 import type { SignInConfig } from './auth/sign-in-config.routes.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import type { RpcClient } from './bitcoin/rpc-client.ts';
-import { DEFAULT_BYTES_PER_SIGOP } from './bitcoin/sigops.ts';
+import { DEFAULT_BYTES_PER_SIGOP } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import type { Database, Queryable } from './db/database.ts';
 import { createPortalJobs, type PortalJobs, type PortalJobsDeps } from './jobs/portal-jobs.ts';
 import type { FailureStorageBound } from './modules/failed-txs/failed-tx-storage.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
-import type { MempoolReader } from './mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import { createMetrics, type Metrics } from './metrics/metrics-registry.ts';
 import { createMetricsService, type MetricsService } from './metrics/metrics.service.ts';
 import { createAuditLogService, type AuditLogService } from './modules/audit-logs/audit-logs.service.ts';

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assembleBlocks, projectedBlockOf, type BlockProjection } from '../src/mempool/projection/block-assembler.ts';
-import { snapshotFromRawMempool, type MempoolSnapshot, type RawMempoolEntry } from '../src/mempool/mirror/mempool-snapshot.ts';
+import { assembleBlocks, projectedBlockOf, type BlockProjection } from '@slipstream/mempool-engine/projection/block-assembler';
+import { snapshotFromRawMempool, type MempoolSnapshot, type RawMempoolEntry } from '@slipstream/mempool-engine/mirror/mempool-snapshot';
 import { parseConfig } from '../src/config/config.ts';
 import type { PortalSettings } from '../src/modules/settings/settings.store.ts';
 import { createPortalMempool } from '../src/runtime.ts';

@@ -7,7 +7,7 @@ import { freePort, type LaunchedNode } from '../dev/bitcoin/node-launcher.ts';
 import { launchPolicyNode, poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { createRpcClient, type RpcClient } from '../src/bitcoin/rpc-client.ts';
-import { DEFAULT_BYTES_PER_SIGOP } from '../src/bitcoin/sigops.ts';
+import { DEFAULT_BYTES_PER_SIGOP } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import type { ApiError } from '../src/http/errors.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
 import { offerParents, offeredBy, OFFERED_BYTES_PER_ADDRESS, OFFERED_PARENTS_PER_ADDRESS } from '../src/modules/submission/offered-parents.repository.ts';

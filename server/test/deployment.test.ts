@@ -108,6 +108,11 @@ test('Dockerfile: the runtime stage is the default target, slim, and runs as an 
   assert.ok(!copies.some((c) => /--from=(deps|build)\s+\S*node_modules/.test(c)), 'no development dependencies in the runtime');
   assert.ok(copies.some((c) => /--from=build\s+\S*web\/dist/.test(c)), 'the built web app comes from the build stage');
   assert.ok(!copies.some((c) => /^server\/?\s|server\/dev\b/.test(c)), 'no development tooling (server/dev/) in the runtime');
+  // The server imports the mempool engine workspace through the link npm made in node_modules: its code must be there too.
+  for (const needed of ['mempool-engine/package.json', 'mempool-engine/src']) {
+    assert.ok(copies.some((c) => c.split(/\s+/)[0] === needed), `the runtime copies ${needed}`);
+  }
+  assert.ok(!copies.some((c) => /^mempool-engine\/?\s|mempool-engine\/dev\b/.test(c)), 'no development tooling (mempool-engine/dev/) in the runtime');
 
   const user = lastOf(runtime, 'USER');
   assert.ok(user, 'the runtime stage sets USER');
@@ -159,7 +164,7 @@ test('Dockerfile and .dockerignore: no registry host is named and no local state
   assert.deepEqual([...new Set(hosts)], ['127.0.0.1']);
   assert.doesNotMatch(dockerfile, /\b(registry\.npmjs\.org|docker\.io|deb\.debian\.org)\b/);
   const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
-  for (const entry of ['.env', '.git', 'node_modules', '.data', '.cache', 'server/dev']) {
+  for (const entry of ['.env', '.git', 'node_modules', '.data', '.cache', 'server/dev', 'mempool-engine/dev']) {
     assert.ok(ignored.includes(entry), `.dockerignore lists ${entry}`);
   }
 });

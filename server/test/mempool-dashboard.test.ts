@@ -9,7 +9,7 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import { Value } from 'typebox/value';
 import { ApiError } from '../src/http/errors.ts';
-import type { MempoolDashboardState, MempoolFeed } from '../src/mempool/queries/mempool-feed.ts';
+import type { MempoolDashboardState, MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import { mempoolDashboardRoutes, NO_STATE_YET_MESSAGE, type MempoolDashboardOptions } from '../src/modules/mempool-dashboard/mempool-dashboard.routes.ts';
 import { MempoolStateResponse } from '../src/modules/mempool-dashboard/mempool-dashboard.schemas.ts';
 import { TOO_MANY_STREAMS_FROM_IP_MESSAGE } from '../src/modules/mempool-dashboard/state-stream.ts';

@@ -1,7 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MempoolDashboardState } from '../src/mempool/queries/mempool-feed.ts';
-import { createMempoolEngine, type MempoolEngine } from '../src/mempool/mempool-engine.ts';
+import type { MempoolDashboardState } from '@slipstream/mempool-engine/queries/mempool-feed';
+import { createMempoolEngine, type MempoolEngine } from '@slipstream/mempool-engine';
+import { RpcTransportError } from '../src/bitcoin/rpc-client.ts';
+import { poolRecogniser } from '../src/modules/settings/pool-identity.ts';
 import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { nodeRpc, quietLog } from './helpers/test-app.ts';
@@ -39,7 +41,8 @@ function engineFor(consistency: 'latest' | 'synced', identity = { coinbaseTag: '
     log: quietLog,
     consistency,
     projectEveryMs: 100,
-    identity: async () => identity,
+    poolRecogniser: async () => poolRecogniser({ ...identity, network: 'regtest' }),
+    unavailableError: (message) => new RpcTransportError('mempool', 'unreachable', message),
   });
   engines.push(engine);
   engine.start();

@@ -1,10 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { btcToSats } from '../src/bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
-import type { MempoolMirror } from '../src/mempool/mirror/mempool-mirror.ts';
-import { createMirrorSync, type MirrorSync } from '../src/mempool/feed/mirror-sync.ts';
-import { openSequenceStream, type SequenceEvent } from '../src/mempool/feed/zmq-sequence.ts';
+import type { MempoolMirror } from '@slipstream/mempool-engine/mirror/mempool-mirror';
+import { createMirrorSync, type MirrorSync } from '@slipstream/mempool-engine/feed/mirror-sync';
+import { openSequenceStream, type SequenceEvent } from '@slipstream/mempool-engine/feed/zmq-sequence';
 import { fillRandomMempool } from './helpers/random-mempool.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { nodeRpc, quietLog } from './helpers/test-app.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import type { MempoolFeed } from '../src/mempool/queries/mempool-feed.ts';
+import type { MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import { mempoolDashboardRoutes } from '../src/modules/mempool-dashboard/mempool-dashboard.routes.ts';
 import { TOO_MANY_STREAMS_FROM_IP_MESSAGE } from '../src/modules/mempool-dashboard/state-stream.ts';
 import { openEventStream, type SseConnection } from './helpers/sse-client.ts';

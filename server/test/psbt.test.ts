@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { btcToSats, satsToBtc } from '../src/bitcoin/amounts.ts';
+import { btcToSats, satsToBtc } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { finalizePsbt, recognisePsbt, type PsbtEntry } from '../src/modules/submission/psbt.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';

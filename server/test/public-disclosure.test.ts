@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { btcToSats } from '../src/bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { createHash } from 'node:crypto';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { invalidSignatureMessage, OTHER_WITNESS_MESSAGE } from '../src/modules/submission/submission-rules.ts';

@@ -1,8 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createECDH, createHash } from 'node:crypto';
-import { btcToSats, satsToBtc } from '../src/bitcoin/amounts.ts';
-import { sigopAdjustedVsize, transactionSigOpCostParts, type SigOpCostParts } from '../src/bitcoin/sigops.ts';
+import { btcToSats, satsToBtc } from '@slipstream/mempool-engine/bitcoin/amounts';
+import { sigopAdjustedVsize } from '@slipstream/mempool-engine/bitcoin/virtual-size';
+import { transactionSigOpCostParts, type SigOpCostParts } from '../src/bitcoin/sigops.ts';
 import { decodeTxHex, encodeTxHex, type DecodedTx } from '../src/bitcoin/tx-codec.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 

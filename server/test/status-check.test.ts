@@ -1,7 +1,7 @@
 import { ASK_THE_DATABASE } from '../src/modules/submission/portal-txid-index.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { btcToSats } from '../src/bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { ApiError } from '../src/http/errors.ts';
 import { REMOVAL_MESSAGES } from '../src/modules/status/removal-finder.ts';

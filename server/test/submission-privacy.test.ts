@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { btcToSats } from '../src/bitcoin/amounts.ts';
-import { DEFAULT_BYTES_PER_SIGOP } from '../src/bitcoin/sigops.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
+import { DEFAULT_BYTES_PER_SIGOP } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import type { ApiError } from '../src/http/errors.ts';
 import { systemClock } from '../src/lib/clock.ts';

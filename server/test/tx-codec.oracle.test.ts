@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { btcToSats } from '../src/bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 

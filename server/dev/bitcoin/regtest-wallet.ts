@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { debuglog } from 'node:util';
-import { btcToSats, satsToBtc } from '../../src/bitcoin/amounts.ts';
+import { btcToSats, satsToBtc } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { WALLET_NAME } from './node-launcher.ts';
 import type { RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import { encodeTxHex } from '../../src/bitcoin/tx-codec.ts';

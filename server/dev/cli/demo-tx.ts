@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createRegtestWallet, type RegtestWallet } from '../bitcoin/regtest-wallet.ts';
 import { ConfigError } from '../../src/config/config.ts';
-import { btcPerKvbToSatPerVb } from '../../src/bitcoin/amounts.ts';
+import { btcPerKvbToSatPerVb } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { currentMinimum, findPortal } from './find-portal.ts';
 
 /**

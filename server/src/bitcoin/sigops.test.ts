@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize, transactionSigOpCost, transactionSigOpCostParts } from './sigops.ts';
+import { sigopAdjustedVsize } from '@slipstream/mempool-engine/bitcoin/virtual-size';
+import { transactionSigOpCost, transactionSigOpCostParts } from './sigops.ts';
 import { decodeTxHex, encodeTxHex, type DecodedTx } from './tx-codec.ts';
 
 // Hand-built scripts; expected counts follow Bitcoin Core's
@@ -190,18 +191,6 @@ test('an unknown prevout adds only its legacy count and marks the result incompl
   assert.deepEqual(transactionSigOpCostParts(decoded, [undefined, p2sh]), { legacy: 80, p2sh: 12, witness: 0, total: 92, complete: false });
   assert.deepEqual(transactionSigOpCostParts(decoded, [p2wpkh, p2sh]), { legacy: 80, p2sh: 12, witness: 1, total: 93, complete: true });
   assert.throws(() => transactionSigOpCost(decoded, [p2wpkh]), RangeError);
-});
-
-test('sigopAdjustedVsize is policy.cpp GetVirtualTransactionSize', () => {
-  assert.equal(DEFAULT_BYTES_PER_SIGOP, 20);
-  assert.equal(sigopAdjustedVsize(1_000, 0), 250);
-  assert.equal(sigopAdjustedVsize(1_001, 0), 251); // rounds up like ceil(weight / 4)
-  assert.equal(sigopAdjustedVsize(1_000, 50), 250); // 50 × 20 = 1,000: a tie, weight stands
-  assert.equal(sigopAdjustedVsize(1_000, 51), 255); // 1,020 / 4
-  assert.equal(sigopAdjustedVsize(1_000, 80), 400); // one bare multisig output outweighs a kilo-weight transaction
-  assert.equal(sigopAdjustedVsize(1_000, 81), 405);
-  assert.equal(sigopAdjustedVsize(1_000, 81, 21), 426); // ceil(1,701 / 4)
-  assert.equal(sigopAdjustedVsize(1_000, 81, 0), 250);
 });
 
 test('never throws on arbitrary scripts, and the adjusted vsize is never below the plain one', () => {

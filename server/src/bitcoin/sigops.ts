@@ -1,8 +1,10 @@
 import { WITNESS_SCALE_FACTOR, type DecodedTx } from './tx-codec.ts';
 
 /**
- * Signature-operation cost and the sigop-adjusted virtual size, exactly as
- * Bitcoin Core computes them for mempool acceptance and fee rates.
+ * Signature-operation cost, exactly as Bitcoin Core computes it for mempool
+ * acceptance and fee rates; the sigop-adjusted virtual size made from it is
+ * the mempool engine's (mempool-engine/src/bitcoin/virtual-size.ts), which
+ * reads the node's mempool in the same unit.
  *
  * Why: the node does not price a transaction by ceil(weight / 4) alone. Its
  * mempool entry, `testmempoolaccept`, `getmempoolentry` and block templates
@@ -23,9 +25,6 @@ import { WITNESS_SCALE_FACTOR, type DecodedTx } from './tx-codec.ts';
  *
  * and a coinbase only has the legacy part.
  */
-
-/** policy/policy.h DEFAULT_BYTES_PER_SIGOP: the node's -bytespersigop default. */
-export const DEFAULT_BYTES_PER_SIGOP = 20;
 
 /** script/script.h MAX_PUBKEYS_PER_MULTISIG: what an inaccurately counted CHECKMULTISIG costs. */
 const MAX_PUBKEYS_PER_MULTISIG = 20;
@@ -114,14 +113,6 @@ export function transactionSigOpCostParts(tx: DecodedTx, prevoutScripts: readonl
   });
   p2sh *= WITNESS_SCALE_FACTOR;
   return { legacy, p2sh, witness, total: legacy + p2sh + witness, complete };
-}
-
-/**
- * policy/policy.cpp GetVirtualTransactionSize(nWeight, nSigOpCost, bytes_per_sigop):
- * ceil(max(weight, sigop_cost × bytes_per_sigop) / WITNESS_SCALE_FACTOR).
- */
-export function sigopAdjustedVsize(weight: number, sigopCost: number, bytesPerSigop: number = DEFAULT_BYTES_PER_SIGOP): number {
-  return Math.ceil(Math.max(weight, sigopCost * bytesPerSigop) / WITNESS_SCALE_FACTOR);
 }
 
 /** CTransaction::IsCoinBase: exactly one input, spending the null outpoint (all-zero hash, index 0xffffffff). */

@@ -23,7 +23,7 @@ export const NODE_CALLS = {
   /**
    * The status of a txid the portal never recorded, held by none of the
    * blocks the portal follows: answered from the block tracker's txid index
-   * (mempool/queries/block-txids.ts) with no node call.
+   * (mempool-engine/src/queries/block-txids.ts) with no node call.
    */
   unrecordedUnknown: 0,
   /**

@@ -1,7 +1,7 @@
 import type { RpcClient } from '../bitcoin/rpc-client.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { MempoolReader } from '../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import type { RecordKeeper } from '../modules/submission/record-keeper.ts';
 import type { SubmissionService } from '../modules/submission/submission.service.ts';
 import { enqueueJob } from './job-queue.ts';

@@ -2,7 +2,7 @@ import type { AuditWriter } from '../audit/audit-writer.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { MempoolReader } from '../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import { pendingStats } from '../modules/notifications/webhooks.repository.ts';
 import type { Metrics } from './metrics-registry.ts';
 import { dailyFigures, dailyRefusals, openJobsByKind } from './metrics.repository.ts';

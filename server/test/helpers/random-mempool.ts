@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { btcToSats } from '../../src/bitcoin/amounts.ts';
-import { sigopAdjustedVsize } from '../../src/bitcoin/sigops.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
+import { sigopAdjustedVsize } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import { decodeTxHex, encodeTxHex } from '../../src/bitcoin/tx-codec.ts';
 import type { TestNode } from './regtest.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';

@@ -1,4 +1,4 @@
-import { btcToSats, satsToBtc } from '../../src/bitcoin/amounts.ts';
+import { btcToSats, satsToBtc } from '@slipstream/mempool-engine/bitcoin/amounts';
 import type { SpentOutput } from '../../src/bitcoin/sighash.ts';
 import type { TestNode } from './regtest.ts';
 import { decodeTxHex } from '../../src/bitcoin/tx-codec.ts';

@@ -10,7 +10,7 @@ import type { Database } from '../../src/db/database.ts';
 import { createPortalTxidIndex } from '../../src/modules/submission/portal-txid-index.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
-import type { MempoolEngine, MempoolEngineOptions } from '../../src/mempool/mempool-engine.ts';
+import type { MempoolEngine, MempoolEngineOptions } from '@slipstream/mempool-engine';
 import { instrumentRpc } from '../../src/metrics/instrument-rpc.ts';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics-registry.ts';
 import { createEngineMarketSource } from '../../src/modules/pricing/market-rate.ts';

@@ -115,7 +115,7 @@ export function feeColour(satPerVb: number): string {
 /**
  * Roughly logarithmic fee-rate bounds for the histogram (sat/vB): fine where
  * most of the mempool sits (0.1 is today's usual relay minimum), coarse in
- * the expensive tail. The engine's own bounds (server/src/mempool/projection/fee-histogram.ts)
+ * the expensive tail. The engine's own bounds (mempool-engine/src/projection/fee-histogram.ts)
  * are finer in the tail; they merge into these.
  */
 export const DISPLAY_BOUNDS = [

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { followThrottled } from '../../lib/throttled-follower.ts';
-import type { MempoolReader } from '../../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import { enqueueJob, wakeJobs } from '../job-queue.ts';
 import { waitingTrackedTxids } from '../../modules/submission/submission-outcomes.repository.ts';
 

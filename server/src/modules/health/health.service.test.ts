@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Queryable } from '../../db/database.ts';
-import type { MempoolDashboardState } from '../../mempool/queries/mempool-feed.ts';
-import type { MempoolHealth } from '../../mempool/mempool-engine.ts';
+import type { MempoolDashboardState } from '@slipstream/mempool-engine/queries/mempool-feed';
+import type { MempoolHealth } from '@slipstream/mempool-engine';
 import { createHealthService, type HealthServiceDeps } from './health.service.ts';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');

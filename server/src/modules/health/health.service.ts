@@ -1,7 +1,7 @@
 import { isDatabaseUnavailable, type Queryable } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { MempoolReader } from '../../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import { ping, waitingJobs } from './health.repository.ts';
 import type { DatabaseCheck, HealthReport, JobsCheck, MempoolCheck, NodeCheck } from './health.schemas.ts';
 import { TimedOut, within } from '../../lib/within.ts';

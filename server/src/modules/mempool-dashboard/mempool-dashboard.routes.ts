@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../http/errors.ts';
-import type { MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 import { createStateStreams } from './state-stream.ts';
 import { streamLimits, type StreamLimits } from '../../http/sse-registry.ts';

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import type { MempoolDashboardState } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolDashboardState } from '@slipstream/mempool-engine/queries/mempool-feed';
 
 /**
  * Wire shape of the /mempool/ dashboard: the engine's MempoolDashboardState
- * (server/src/mempool/queries/mempool-feed.ts), field for field. The type check at the
+ * (mempool-engine/src/queries/mempool-feed.ts), field for field. The type check at the
  * bottom fails the build when the two drift apart.
  */
 

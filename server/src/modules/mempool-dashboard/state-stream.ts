@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { addressGroup, createSseRegistry, type SseClient, type StreamLimits, type StreamRefusal } from '../../http/sse-registry.ts';
-import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolDashboardState, MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import type { MempoolStateResponse } from './mempool-dashboard.schemas.ts';
 
 /**

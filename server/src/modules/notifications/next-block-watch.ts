@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { followThrottled } from '../../lib/throttled-follower.ts';
-import type { MempoolReader } from '../../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import { announceNextBlock, waitingSubscriptions } from './webhooks.repository.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MempoolView } from '../../mempool/mempool-engine.ts';
+import type { MempoolView } from '@slipstream/mempool-engine';
 import { createEngineMarketSource } from './market-rate.ts';
 
 test('the market snapshot is the engine view’s rate, relay minimum, fullness and next height', async () => {

@@ -1,8 +1,8 @@
-import type { MempoolReader } from '../../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 
 /**
  * The rate to beat, from the mempool engine's projection of the pool's next
- * block (src/mempool/mempool-engine.ts): the lowest functional (package) rate
+ * block (mempool-engine/src/mempool-engine.ts): the lowest functional (package) rate
  * in projected block 0 when it is full, else the node's minimum to enter its
  * mempool. The engine re-projects on every mempool change, so reading it
  * costs a request nothing; it replaces the node's getblocktemplate, which

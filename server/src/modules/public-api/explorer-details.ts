@@ -1,4 +1,4 @@
-import { btcToSats } from '../../bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 

@@ -3,7 +3,7 @@ import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import type { Queryable } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { MempoolReader } from '../../mempool/mempool-engine.ts';
+import type { MempoolReader } from '@slipstream/mempool-engine';
 import type { CheckedQuote } from '../quotes/quote-token.ts';
 import type { SettingsStore } from '../settings/settings.store.ts';
 import { recordedBlockOf } from './mined-block.repository.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { MempoolTxView, MempoolView } from '@slipstream/mempool-engine';
 import { ASSUMED_CHILD_VSIZE, childVsizeFor, rateToEnter } from './bump-advice.ts';
 
 /** A view whose next block holds `members` (vsize, functional rate) and nothing else, filled up to `blockWeightLimit`. */

@@ -1,7 +1,6 @@
-import { btcToSats } from '../../bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
-import type { MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
-import { minimumFee } from '../../mempool/projection/block-packages.ts';
+import { type MempoolTxView, type MempoolView, minimumFee } from '@slipstream/mempool-engine';
 import type { PortalFamily } from './portal-family.ts';
 import type { BumpAdvice } from './status.schemas.ts';
 

@@ -1,7 +1,6 @@
-import { btcToSats } from '../../bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
-import type { FamilyTx } from '../../mempool/mempool-engine.ts';
-import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
+import type { FamilyTx, RemovedTx } from '@slipstream/mempool-engine';
 import type { MempoolEntry, MinedTx, VerboseTx } from './status-answers.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FamilyTx } from '../../mempool/mempool-engine.ts';
+import type { FamilyTx } from '@slipstream/mempool-engine';
 import { portalFamily, relativesOf } from './portal-family.ts';
 
 const tx = (txid: string, fee: number, vsize: number, parents: string[] = []): FamilyTx => ({ txid, fee, vsize, parents });

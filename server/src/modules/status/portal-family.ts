@@ -1,4 +1,4 @@
-import type { FamilyTx } from '../../mempool/mempool-engine.ts';
+import type { FamilyTx } from '@slipstream/mempool-engine';
 
 /**
  * A transaction's figures as the portal's own view of the pool's mempool

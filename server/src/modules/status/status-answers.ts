@@ -1,7 +1,6 @@
-import { btcToSats } from '../../bitcoin/amounts.ts';
-import type { MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
-import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
-import type { RemovedTx } from '../../mempool/mirror/mempool-mirror.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
+import type { MempoolTxView, MempoolView, RemovedTx } from '@slipstream/mempool-engine';
+import type { PoolOdds } from '@slipstream/mempool-engine/queries/block-tracker';
 import type { PortalFamily } from './portal-family.ts';
 import type { Removal } from './removal-finder.ts';
 import type { StatusResponse } from './status.schemas.ts';

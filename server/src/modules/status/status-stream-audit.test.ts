@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuditHooks } from '../../audit/audit.hooks.ts';
 import type { AuditRow, AuditWriter } from '../../audit/audit-writer.ts';
-import type { MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import { openEventStream } from '../../../test/helpers/sse-client.ts';
 import { until } from '../../../test/helpers/until.ts';
 import type { StatusResponse } from './status.schemas.ts';

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import { ErrorResponse } from '../../http/errors.ts';
 import { StatusQuery } from './status.schemas.ts';
 import type { StatusService } from './status.service.ts';

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { MempoolDashboardState, MempoolFeed } from '../../mempool/queries/mempool-feed.ts';
+import type { MempoolDashboardState, MempoolFeed } from '@slipstream/mempool-engine/queries/mempool-feed';
 import { SSE_HEADERS } from '../mempool-dashboard/state-stream.ts';
 import { addressGroup, createSseRegistry, type SseClient, type StreamEnding, type StreamLimits, type StreamRefusal } from '../../http/sse-registry.ts';
 import type { StatusResponse } from './status.schemas.ts';

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
 import { NODE_CALLS, type NodeCallMeter } from '../../http/node-call-budget.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { FamilyTx, MempoolReader, MempoolTxView, MempoolView } from '../../mempool/mempool-engine.ts';
+import type { FamilyTx, MempoolReader, MempoolTxView, MempoolView } from '@slipstream/mempool-engine';
 import { createBumpAdvisor } from './bump-advice.ts';
 import { createChainLookups } from './chain-lookups.ts';
 import { findRemoval, removal } from './removal-finder.ts';

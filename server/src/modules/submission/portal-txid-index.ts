@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { holdsKey, txidKey } from '../../mempool/queries/block-txids.ts';
+import { holdsKey, txidKey } from '@slipstream/mempool-engine/queries/block-txids';
 import { PORTAL_TXIDS_CHANNEL, portalAcceptedTxidStarts } from './portal-records.repository.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { RpcCode, type RpcBatchItem, type RpcCall, type RpcClient } from '../../bitcoin/rpc-client.ts';
-import { btcToSats } from '../../bitcoin/amounts.ts';
-import { sigopAdjustedVsize, transactionSigOpCost } from '../../bitcoin/sigops.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
+import { sigopAdjustedVsize } from '@slipstream/mempool-engine/bitcoin/virtual-size';
+import { transactionSigOpCost } from '../../bitcoin/sigops.ts';
 import { decodeTxHex, type DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { AncestorPackage } from '../pricing/fee-math.ts';
 import type { PortalTxids } from './portal-records.repository.ts';

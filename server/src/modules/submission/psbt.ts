@@ -1,4 +1,4 @@
-import { btcToSats } from '../../bitcoin/amounts.ts';
+import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { RpcError, RpcTransportError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { decodeTxHex } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import { RpcTransportError } from '../../bitcoin/rpc-client.ts';
-import type { MempoolReader, MempoolView } from '../../mempool/mempool-engine.ts';
-import type { PoolOdds } from '../../mempool/queries/block-tracker.ts';
+import type { MempoolReader, MempoolView } from '@slipstream/mempool-engine';
+import type { PoolOdds } from '@slipstream/mempool-engine/queries/block-tracker';
 import type { SynchroTableResponse } from './synchro-table.schemas.ts';
 
 /** The synchro table: the mempool mirror's and the block tracker's state, read from the engine (no node call). */

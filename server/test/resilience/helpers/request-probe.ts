@@ -6,7 +6,7 @@ import type { Queryable } from '../../../src/db/database.ts';
  * What one request did besides answering: the node calls made for it and the
  * rows it changed. Requests are sent one at a time, so the calls made while
  * one is handled are its own, apart from the mempool engine's polling of the
- * same client, which is told apart by where the call comes from (src/mempool/,
+ * same client, which is told apart by where the call comes from (mempool-engine/src/,
  * found in the caller's stack: AsyncLocalStorage does not survive Fastify's
  * inject, nor a body read from a socket).
  */
@@ -19,7 +19,7 @@ export interface CountingRpc {
   probe<T>(work: () => Promise<T>): Promise<{ result: T; calls: string[] }>;
 }
 
-const FROM_MEMPOOL_ENGINE = /[\\/]src[\\/]mempool[\\/]/;
+const FROM_MEMPOOL_ENGINE = /[\\/]mempool-engine[\\/]src[\\/]/;
 
 export function countingRpc(inner: RpcClient): CountingRpc {
   const calls: string[] = [];

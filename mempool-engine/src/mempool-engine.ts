@@ -1,18 +1,17 @@
-import { RpcTransportError, type RpcClient } from '../bitcoin/rpc-client.ts';
-import type { Logger } from '../lib/logger.ts';
 import { createMirrorSync, type MirrorHealth, type MirrorSync, type MirrorSyncOptions } from './feed/mirror-sync.ts';
 import type { RemovedTx } from './mirror/mempool-mirror.ts';
 import type { BlockAssemblerOptions } from './projection/block-assembler.ts';
 import { FEE_HISTOGRAM_BOUNDS, histogramBuckets } from './projection/fee-histogram.ts';
 import { ProjectionScheduler, type FinishedProjection, type ProjectionStats } from './projection/projection-scheduler.ts';
 import { createProjectionWorker, type ProjectionWorker } from './projection/projection-worker.ts';
-import { createBlockTracker, type BlockTracker, type PoolOdds } from './queries/block-tracker.ts';
+import { createBlockTracker, type BlockTracker, type PoolOdds, type PoolRecogniser } from './queries/block-tracker.ts';
 import { createDashboardFeed, type DashboardFeed } from './queries/dashboard-feed.ts';
 import type { MempoolFeed } from './queries/mempool-feed.ts';
 import { buildView, type MempoolView } from './queries/mempool-view.ts';
-import { poolRecogniser, type PoolIdentity } from './queries/pool-identity.ts';
 import { createPoolSettingsReader, type PoolSettingsReader } from './queries/pool-settings.ts';
 import { PublishedViews } from './queries/published-views.ts';
+import type { Logger } from './logger.ts';
+import type { RpcCaller } from './rpc-caller.ts';
 
 /**
  * The mempool engine, the one entry to the mempool for the rest of the
@@ -24,6 +23,10 @@ import { PublishedViews } from './queries/published-views.ts';
  * beat); the pool's block share (queries/block-tracker.ts); and the
  * /mempool/ dashboard's feed (queries/dashboard-feed.ts).
  *
+ * It is a package of its own (docs/architecture.md#the-mempool-engine):
+ * what it needs from the portal (the node's RPC, a logger, which blocks are
+ * the pool's) comes in through these options, by shape.
+ *
  * Consistency: `latest` serves the newest view at once (production: it
  * trails the node by the time ZMQ and one projection take); `synced` first
  * catches up with the node and projects, as the tests need (a request sees
@@ -32,13 +35,18 @@ import { PublishedViews } from './queries/published-views.ts';
 
 export type { MempoolTxView, MempoolView } from './queries/mempool-view.ts';
 export type { FamilyTx } from './queries/mempool-family.ts';
+export type { CoinbaseInfo, PoolRecogniser } from './queries/block-tracker.ts';
+export type { RemovedTx } from './mirror/mempool-mirror.ts';
+export type { Logger } from './logger.ts';
+export type { RpcCaller } from './rpc-caller.ts';
+export { minimumFee } from './projection/block-packages.ts';
 
 export type MempoolHealth = MirrorHealth & ProjectionStats;
 
 /** What the HTTP layer reads (never starts or stops anything). */
 export interface MempoolReader {
   readonly feed: MempoolFeed;
-  /** The current view; waits for the first. In `synced` mode, catches up with the node first. Rejects with RpcTransportError when the node is unreachable. */
+  /** The current view; waits for the first. In `synced` mode, catches up with the node first. Rejects with the options' `unavailableError` (or the RPC caller's own error) when the node is unreachable. */
   view(): Promise<MempoolView>;
   /** A view whose projection includes `txid`, waiting up to `timeoutMs` for one (else the latest). */
   viewWith(txid: string, timeoutMs: number): Promise<MempoolView>;
@@ -65,10 +73,16 @@ export interface MempoolEngine extends MempoolReader {
 }
 
 export interface MempoolEngineOptions {
-  rpc: RpcClient;
+  rpc: RpcCaller;
   network: string;
-  /** The pool's identification settings, read when odds are computed. */
-  identity: () => Promise<Omit<PoolIdentity, 'network'>>;
+  /** Which coinbases are the pool's, read when odds are computed (the server makes it from the pool's settings). */
+  poolRecogniser: () => Promise<PoolRecogniser>;
+  /**
+   * The error view() rejects with when it has no view to serve (the node silent
+   * too long, the engine stopped): the server passes its RPC transport error,
+   * so that its callers answer as they do for a node that is down.
+   */
+  unavailableError: (message: string) => Error;
   log: Logger;
   /** The node's -zmqpubsequence endpoint; without it, polling. */
   zmqUrl?: string | undefined;
@@ -134,8 +148,8 @@ function assemble(options: MempoolEngineOptions): Engine {
   const sync = createMirrorSync({ rpc, zmqUrl: options.zmqUrl, log, now, ...options.sync, onChange: () => scheduler.noteChange() });
   const worker = createProjectionWorker({ assembler: options.assembler ?? {}, histogramBounds: FEE_HISTOGRAM_BOUNDS });
   const tracker = createBlockTracker({ rpc, log });
-  const settings = createPoolSettingsReader(options.identity, network, log);
-  const views = new PublishedViews(() => scheduler.schedule(), unavailable);
+  const settings = createPoolSettingsReader(options.poolRecogniser, log);
+  const views = new PublishedViews(() => scheduler.schedule(), options.unavailableError);
   const scheduler: ProjectionScheduler = new ProjectionScheduler({
     sync,
     worker,
@@ -182,13 +196,10 @@ function publish(engine: Engine, finished: FinishedProjection): void {
   engine.dashboard.publish();
 }
 
-function unavailable(message: string): RpcTransportError {
-  return new RpcTransportError('mempool', 'unreachable', message);
-}
 
 async function view(engine: Engine): Promise<MempoolView> {
   const { sync, views, now } = engine;
-  if (engine.stopped) throw unavailable('The mempool engine is stopped');
+  if (engine.stopped) throw engine.options.unavailableError('The mempool engine is stopped');
   if (engine.consistency === 'synced') {
     await sync.sync();
     return views.at(engine.scheduler.changeSeq, engine.firstViewTimeoutMs);
@@ -196,10 +207,10 @@ async function view(engine: Engine): Promise<MempoolView> {
   const health = sync.health();
   const silentFor = health.lastContactAtMs === undefined ? 0 : now() - health.lastContactAtMs;
   const latest = views.latest;
-  if (latest && silentFor > engine.maxStaleMs) throw unavailable(`The node has not answered for ${Math.round(silentFor / 1000)} s`);
+  if (latest && silentFor > engine.maxStaleMs) throw engine.options.unavailableError(`The node has not answered for ${Math.round(silentFor / 1000)} s`);
   if (latest) return latest.view;
   // Not one view yet: waiting makes sense while the first synchronisation runs, not while the node is unreachable.
-  if (health.lastError !== undefined) throw unavailable(health.lastError);
+  if (health.lastError !== undefined) throw engine.options.unavailableError(health.lastError);
   return views.at(1, engine.firstViewTimeoutMs);
 }
 
@@ -213,10 +224,10 @@ async function viewWith(engine: Engine, txid: string, timeoutMs: number): Promis
 async function odds(engine: Engine): Promise<PoolOdds> {
   // The latest view's tip: a caller in `synced` mode has just caught up (no second poll for the odds).
   const current = engine.views.latest?.view ?? (await view(engine));
-  const id = await engine.settings.read();
+  const recogniser = await engine.settings.read();
   // In `synced` mode the share must be the chain's now, not the last refresh's.
   if (engine.consistency === 'synced') await engine.tracker.follow(current.tip);
-  return engine.tracker.odds(poolRecogniser(id));
+  return engine.tracker.odds(recogniser);
 }
 
 async function minedBlockOf(engine: Engine, txid: string): Promise<{ hash: string; height: number } | undefined> {
@@ -228,7 +239,7 @@ async function stop(engine: Engine): Promise<void> {
   if (engine.stopped) return;
   engine.stopped = true;
   engine.scheduler.stop();
-  engine.views.close(unavailable('The mempool engine stopped'));
+  engine.views.close(engine.options.unavailableError('The mempool engine stopped'));
   engine.dashboard.close();
   await engine.sync.stop();
   await engine.worker.close();

@@ -1,5 +1,5 @@
-import { btcToSats } from '../../bitcoin/amounts.ts';
-import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize } from '../../bitcoin/sigops.ts';
+import { btcToSats } from '../bitcoin/amounts.ts';
+import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize } from '../bitcoin/virtual-size.ts';
 
 /**
  * A mempool snapshot as the block assembler reads it: one transaction per

@@ -1,7 +1,6 @@
-import type { Logger } from '../../lib/logger.ts';
+import type { Logger } from '../logger.ts';
 import type { BlockTracker, PoolOdds } from './block-tracker.ts';
 import type { MempoolDashboardState, MempoolFeed } from './mempool-feed.ts';
-import { poolRecogniser } from './pool-identity.ts';
 import type { PoolSettingsReader } from './pool-settings.ts';
 import type { Published } from './published-views.ts';
 
@@ -41,10 +40,10 @@ export function createDashboardFeed(options: DashboardFeedOptions): DashboardFee
     const mine = ++version;
     settings
       .read()
-      .then((id) => {
+      .then((recogniser) => {
         // A newer publication started meanwhile: it will say what this would have.
         if (mine !== version || closed) return;
-        state = dashboardState(network, current, tracker.odds(poolRecogniser(id)));
+        state = dashboardState(network, current, tracker.odds(recogniser));
         notify(listeners, state, log);
       })
       .catch((error: unknown) => settings.warnOnce(error, 'mempool feed: reading the pool settings failed'));

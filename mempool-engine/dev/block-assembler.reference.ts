@@ -1,5 +1,5 @@
-import { CORE_ASSEMBLER_DEFAULTS, MAX_BLOCK_SIGOPS_COST, MAX_CONSECUTIVE_FAILURES, BLOCK_FULL_ENOUGH_WEIGHT_DELTA, type BlockAssemblerOptions } from '../../src/mempool/projection/block-assembler.ts';
-import type { SnapshotEntry } from '../../src/mempool/mirror/mempool-snapshot.ts';
+import { CORE_ASSEMBLER_DEFAULTS, MAX_BLOCK_SIGOPS_COST, MAX_CONSECUTIVE_FAILURES, BLOCK_FULL_ENOUGH_WEIGHT_DELTA, type BlockAssemblerOptions } from '../src/projection/block-assembler.ts';
+import type { SnapshotEntry } from '../src/mirror/mempool-snapshot.ts';
 
 /**
  * Test oracle for block-assembler.ts: a line-by-line transcription of Bitcoin

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { assembleBlocks, functionalRateOf, MAX_CONSECUTIVE_FAILURES, positionVsizeOf, projectedBlockOf, type BlockAssemblerOptions, type BlockProjection } from './block-assembler.ts';
 import { encodeMempoolSnapshot, type MempoolSnapshot, type SnapshotEntry } from '../mirror/mempool-snapshot.ts';
-import { referenceAssemble } from '../../../dev/mempool/block-assembler.reference.ts';
+import { referenceAssemble } from '../../dev/block-assembler.reference.ts';
 
 /**
  * Hand-made mempools whose projection is known, then random ones checked

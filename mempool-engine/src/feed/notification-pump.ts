@@ -1,4 +1,4 @@
-import type { RpcBatchItem, RpcCall } from '../../bitcoin/rpc-client.ts';
+import type { RpcBatchItem, RpcCall } from '../rpc-caller.ts';
 import type { MempoolMirror } from '../mirror/mempool-mirror.ts';
 import { mirrorEntryFromRpc, type RawBlock, type RawEntry } from './node-answers.ts';
 import { takeBlock } from './node-poll.ts';

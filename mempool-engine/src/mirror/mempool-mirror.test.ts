@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleBlocks } from '../projection/block-assembler.ts';
 import { MempoolMirror, type MirrorEntry } from './mempool-mirror.ts';
 import { assertValidSnapshot, encodeMempoolSnapshot, sigopCostFloor, txidAt, type MempoolSnapshot } from './mempool-snapshot.ts';
-import { seededRandom } from '../../lib/seeded-random.ts';
+import { seededRandom } from '../../../server/src/lib/seeded-random.ts';
 
 /**
  * The mirror against a model of plain objects, under random additions

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleBlocks, createBlockAssembler, functionalRateOf, positionVsizeOf, projectedBlockOf, type BlockAssembler, type BlockAssemblerOptions, type BlockProjection } from './block-assembler.ts';
 import { MempoolMirror, type MirrorEntry } from '../mirror/mempool-mirror.ts';
 import { cloneSnapshot, encodeMempoolSnapshot, txidAt, type MempoolSnapshot, type SnapshotEntry } from '../mirror/mempool-snapshot.ts';
-import { seededRandom } from '../../lib/seeded-random.ts';
+import { seededRandom } from '../../../server/src/lib/seeded-random.ts';
 
 /**
  * The assembler keeps its ranking between projections and updates it from

@@ -1,5 +1,5 @@
-import type { RpcClient } from '../../bitcoin/rpc-client.ts';
-import type { Logger } from '../../lib/logger.ts';
+import type { Logger } from '../logger.ts';
+import type { RpcCaller } from '../rpc-caller.ts';
 import type { MempoolMirror } from '../mirror/mempool-mirror.ts';
 import type { SequenceEvent, SequenceStream, SequenceStreamOptions } from './zmq-sequence.ts';
 
@@ -11,7 +11,7 @@ import type { SequenceEvent, SequenceStream, SequenceStreamOptions } from './zmq
  */
 
 export interface MirrorSyncOptions {
-  rpc: RpcClient;
+  rpc: RpcCaller;
   /** The node's -zmqpubsequence endpoint; without it, polling only. */
   zmqUrl?: string | undefined;
   /** Polling interval (default 1,000 ms); also the period of the ZMQ checks' timer. */
@@ -52,7 +52,7 @@ export interface SyncCounters {
 }
 
 export interface SyncState {
-  readonly rpc: RpcClient;
+  readonly rpc: RpcCaller;
   readonly log: Logger;
   readonly now: () => number;
   readonly pollIntervalMs: number;

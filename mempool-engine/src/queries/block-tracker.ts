@@ -1,8 +1,7 @@
-import type { RpcClient } from '../../bitcoin/rpc-client.ts';
-import type { Logger } from '../../lib/logger.ts';
+import type { Logger } from '../logger.ts';
+import type { RpcCaller } from '../rpc-caller.ts';
 import { blockTxids, holdsKey, txidKey, type BlockTxids } from './block-txids.ts';
 import type { MinedBlockSummary } from './mempool-feed.ts';
-import type { CoinbaseInfo, PoolRecogniser } from './pool-identity.ts';
 
 /**
  * The last 1,008 blocks of the node's chain (a week at one block per ten
@@ -24,6 +23,20 @@ import type { CoinbaseInfo, PoolRecogniser } from './pool-identity.ts';
  * the window: a block that leaves it, by age or by a reorganisation, takes
  * its txids with it.
  */
+
+export interface CoinbaseInfo {
+  /** The coinbase input's scriptSig (BIP 34 height, extranonce, the pool's tag). */
+  scriptSig: Buffer;
+  /** Addresses the coinbase outputs pay (outputs without an address, e.g. the witness commitment, are left out). */
+  addresses: readonly string[];
+}
+
+/**
+ * Whether a coinbase is the pool's; undefined when nothing identifies the
+ * pool's blocks. The server makes it from the pool's settings
+ * (server/src/modules/settings/pool-identity.ts).
+ */
+export type PoolRecogniser = ((coinbase: CoinbaseInfo) => boolean) | undefined;
 
 export interface TrackedBlock {
   hash: string;
@@ -48,14 +61,14 @@ export interface PoolOdds {
   note: string | null;
 }
 
-/** The odds are unknown because nothing says which blocks are the pool's (pool-identity.ts). */
+/** The odds are unknown because nothing says which blocks are the pool's (no PoolRecogniser). */
 export const ODDS_UNIDENTIFIED_NOTE =
   "Unknown: the pool's blocks cannot be recognised until staff set the Pool Coinbase Tag or the Pool Payout Addresses.";
 /** The odds are unknown because the tracker has not read a day's blocks yet. */
 export const ODDS_COUNTING_NOTE = "Unknown for now: the pool's recent blocks are still being counted.";
 
 export interface BlockTrackerOptions {
-  rpc: RpcClient;
+  rpc: RpcCaller;
   log: Logger;
   /** Blocks kept (default 1,008). */
   windowSize?: number;

@@ -1,4 +1,4 @@
-import type { Logger } from '../../lib/logger.ts';
+import type { Logger } from '../logger.ts';
 import type { MirrorSync, RelayRates } from '../feed/mirror-sync.ts';
 import type { MempoolMirror, MirrorSnapshot } from '../mirror/mempool-mirror.ts';
 import type { MempoolSnapshot } from '../mirror/mempool-snapshot.ts';

@@ -1,5 +1,6 @@
+import type { PoolRecogniser } from '@slipstream/mempool-engine';
 import { checkAddress, isAddressNetwork } from '../../bitcoin/address.ts';
-import { MAX_COINBASE_TAG_BYTES } from '../../modules/settings/setting-values.ts';
+import { MAX_COINBASE_TAG_BYTES } from './setting-values.ts';
 
 /**
  * Which blocks are the pool's own, from the settings staff edit
@@ -12,23 +13,16 @@ import { MAX_COINBASE_TAG_BYTES } from '../../modules/settings/setting-values.ts
  * (null), except on regtest: there the project's own node mines every block
  * (the launcher's wallet, `generatetoaddress`), and its coinbases carry no
  * tag to configure, so every block counts as ours and the odds are 100.
+ *
+ * The mempool engine's block tracker counts the blocks a recogniser accepts
+ * (runtime.ts hands it one, made from the settings when odds are computed).
  */
-
-export interface CoinbaseInfo {
-  /** The coinbase input's scriptSig (BIP 34 height, extranonce, the pool's tag). */
-  scriptSig: Buffer;
-  /** Addresses the coinbase outputs pay (outputs without an address, e.g. the witness commitment, are left out). */
-  addresses: readonly string[];
-}
 
 export interface PoolIdentity {
   coinbaseTag: string;
   payoutAddresses: readonly string[];
   network: string;
 }
-
-/** Whether a coinbase is the pool's; undefined when the settings identify nothing (outside regtest). */
-export type PoolRecogniser = ((coinbase: CoinbaseInfo) => boolean) | undefined;
 
 /**
  * Only what could identify a block on this network counts. The settings
@@ -53,6 +47,7 @@ function usableAddresses(payoutAddresses: readonly string[], network: string): S
   return usable;
 }
 
+/** Whether a coinbase is the pool's; undefined when the settings identify nothing (outside regtest). */
 export function poolRecogniser(identity: PoolIdentity): PoolRecogniser {
   const trimmed = identity.coinbaseTag.trim();
   const tag = Buffer.byteLength(trimmed, 'utf8') <= MAX_COINBASE_TAG_BYTES ? trimmed : '';

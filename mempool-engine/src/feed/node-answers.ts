@@ -1,5 +1,5 @@
-import { btcPerKvbToSatPerVb, btcToSats } from '../../bitcoin/amounts.ts';
-import { RpcCode, type RpcCall, type RpcClient, type RpcError } from '../../bitcoin/rpc-client.ts';
+import { btcPerKvbToSatPerVb, btcToSats } from '../bitcoin/amounts.ts';
+import { RPC_METHOD_NOT_FOUND, type RpcCall, type RpcCaller, type RpcFailure } from '../rpc-caller.ts';
 import type { MirrorEntry } from '../mirror/mempool-mirror.ts';
 import type { RelayRates } from './sync-state.ts';
 
@@ -26,7 +26,7 @@ export interface RawBlock {
 /** getprioritisedtransactions: fee deltas by txid. */
 export type PrioritisedDeltas = Record<string, { fee_delta: number; in_mempool: boolean }>;
 
-type BatchItem = { ok: true; result: unknown } | { ok: false; error: RpcError } | undefined;
+type BatchItem = { ok: true; result: unknown } | { ok: false; error: RpcFailure } | undefined;
 
 export function mirrorEntryFromRpc(raw: RawEntry): MirrorEntry {
   return {
@@ -56,12 +56,12 @@ export function answer<T>(item: BatchItem): T {
 export const DELTAS_CALL: RpcCall = { method: 'getprioritisedtransactions' };
 
 export function optionalDeltas(item: BatchItem): PrioritisedDeltas | undefined {
-  if (item && !item.ok && item.error.code === RpcCode.METHOD_NOT_FOUND) return undefined;
+  if (item && !item.ok && item.error.code === RPC_METHOD_NOT_FOUND) return undefined;
   return answer(item);
 }
 
 /** The blocks the node still has, by hash (one batch). */
-export async function fetchBlocks(rpc: RpcClient, hashes: string[]): Promise<Map<string, RawBlock>> {
+export async function fetchBlocks(rpc: RpcCaller, hashes: string[]): Promise<Map<string, RawBlock>> {
   const blocks = new Map<string, RawBlock>();
   if (hashes.length === 0) return blocks;
   const replies = await rpc.batch<RawBlock>(hashes.map((hash) => ({ method: 'getblock', params: [hash, 1] })));
