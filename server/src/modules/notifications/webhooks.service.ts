@@ -9,7 +9,9 @@ import { clientWebhookForCode, MAX_CALLBACKS_PER_TX, subscribe, type CallbackOut
 /**
  * A submitter's callback_url: checked before anything is submitted (a URL the
  * portal will not call is a 400 that changes nothing), subscribed once the
- * node accepted, and answered with the secret that signs its deliveries.
+ * node accepted, and answered with the secret that signs its deliveries:
+ * the first and the subscribe steps of the submission pipeline
+ * (submission/submission-pipeline.ts).
  * A URL not subscribed (it follows the transaction already, or a bound
  * stopped it) leaves the submission's answer a success: `callback_notice`
  * says why there is no `callback_secret`.
@@ -17,15 +19,25 @@ import { clientWebhookForCode, MAX_CALLBACKS_PER_TX, subscribe, type CallbackOut
 
 export interface WebhookService {
   /**
-   * Runs `submit` and subscribes what it got accepted: to the callback URL
-   * (answered with its secret), and to the webhook of the client whose code
-   * was used.
+   * The callback URL as it will be called (none when not given); refused
+   * (400) when the portal will not call it. Asked before anything is
+   * submitted: a refused URL changes nothing.
    */
-  submitWithCallback<T extends { status: string; notice?: string }>(
-    request: { callbackUrl: string | undefined; clientCode: string | undefined; clientAddress: string | undefined },
-    submit: () => Promise<T>,
-    acceptedTxids: (answer: T) => string[],
-  ): Promise<T & CallbackAnswer>;
+  checkCallbackUrl(callbackUrl: string | undefined): string | undefined;
+  /**
+   * Subscribes what a submission got accepted: to the callback URL
+   * `checkCallbackUrl` gave (the answer then carries its secret, or why
+   * none), and to the webhook of the client whose code was used.
+   */
+  subscribeAccepted<T extends object>(answer: T, accepted: AcceptedSubmission): Promise<T & CallbackAnswer>;
+}
+
+/** What a submission got accepted, and who asked: the callback URL as checked, the client code and the caller's address group. */
+export interface AcceptedSubmission {
+  txids: string[];
+  callbackUrl: string | undefined;
+  clientCode: string | undefined;
+  clientAddress: string | undefined;
 }
 
 /** What a submit answer says of its callback_url: the secret when a subscription was made, else why none was. */
@@ -53,17 +65,16 @@ export function createWebhookService(deps: { db: Database; keys: WebhookKeys; po
     'address-bound': callbackAddressBoundNotice(maxCallbacksPerAddressPerDay),
   };
   return {
-    async submitWithCallback({ callbackUrl, clientCode, clientAddress }, submit, acceptedTxids) {
+    checkCallbackUrl(callbackUrl) {
       const wanted = callbackUrl?.trim() || undefined;
-      let url: string | undefined;
       try {
-        url = wanted === undefined ? undefined : checkWebhookUrl(wanted, policy).href;
+        return wanted === undefined ? undefined : checkWebhookUrl(wanted, policy).href;
       } catch (error) {
         if (error instanceof DestinationRefused) throw new ApiError(400, error.message);
         throw error;
       }
-      const answer = await submit();
-      const txids = acceptedTxids(answer);
+    },
+    async subscribeAccepted(answer, { txids, callbackUrl: url, clientCode, clientAddress }) {
       if (txids.length === 0) return answer;
       const callback: CallbackTarget | undefined =
         url === undefined ? undefined : { url, secretSalt: newSecretSalt(), clientAddress, maxPerAddressPerDay: maxCallbacksPerAddressPerDay };
@@ -101,9 +112,4 @@ function noticeOf(outcomes: Array<{ txid: string; outcome: CallbackOutcome }>, n
     return [nameMembers ? `${members.join(', ')}: ${notices[reason]}` : notices[reason]];
   });
   return sentences.length > 0 ? sentences.join(' ') : undefined;
-}
-
-/** The members of a submitted package the node took (each tx-result with a txid and no error), whatever the package's overall status. */
-export function acceptedPackageTxids(answer: { result: { 'tx-results': Record<string, { txid?: string | undefined; error?: string | undefined }> } }): string[] {
-  return Object.values(answer.result['tx-results']).flatMap((r) => (r.txid && !r.error ? [r.txid] : []));
 }

@@ -9,7 +9,10 @@ import { isApiKeyFormat } from '../clients/api-key-format.ts';
 import type { StatusService } from '../status/status.service.ts';
 import { MAX_TX_HEX_CHARS } from '../submission/submission.schemas.ts';
 import type { SubmissionService } from '../submission/submission.service.ts';
-import { acceptedPackageTxids, type WebhookService } from '../notifications/webhooks.service.ts';
+import { checkTx } from '../submission/dry-run.ts';
+import { submitPackage } from '../submission/submit-package.ts';
+import { submitTx } from '../submission/submit-tx.ts';
+import type { WebhookService } from '../notifications/webhooks.service.ts';
 import { chainName, explorerStatusOf, explorerTxOf, packageMembers, ratesOf, txStatusOf } from './public-api.mapping.ts';
 import {
   BlockInfoResponse,
@@ -144,9 +147,10 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, (request) => {
     const { tx_hex, client_code, skip_mempool_submission, callback_url, quote_id } = request.body;
-    if (skip_mempool_submission !== true) return webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitTx(tx_hex, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }), (answer) => [answer.message]);
+    // The same pipeline as /rest-api/submit-tx (submission/submission-pipeline.ts).
+    if (skip_mempool_submission !== true) return submitTx(submission.context, tx_hex, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }, { callbackUrl: callback_url, webhooks });
     if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
-    return submission.checkTx(tx_hex, client_code, quote_id);
+    return checkTx(submission.context, tx_hex, client_code, quote_id);
   });
 
   app.post('/transactions/packages', {
@@ -160,7 +164,7 @@ export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = asyn
     },
   }, async (request) => {
     const { tx_hexes, client_code, callback_url, quote_id } = request.body;
-    const answer = await webhooks.submitWithCallback({ callbackUrl: callback_url, clientCode: client_code, clientAddress: addressGroup(request.ip) }, () => submission.submitPackage(tx_hexes, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }), acceptedPackageTxids);
+    const answer = await submitPackage(submission.context, tx_hexes, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }, { callbackUrl: callback_url, webhooks });
     return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
   });
 

@@ -40,22 +40,22 @@ const OTHER_COPY_THERE = /^txn-same-nonwitness-data-in-mempool$/;
  * (submission-pipeline.ts) without its send and record steps.
  */
 export async function checkTx(
-  service: SubmissionContext,
+  context: SubmissionContext,
   entry: string,
   rawClientCode: string | undefined,
   quoteId?: string,
 ): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict }> {
   // Decoded as submit-tx decodes (a PSBT finalized, whitespace dropped), so both judge the same transaction.
-  const { tx, hex } = await decodeTx(service.rpc, entry);
-  return answered(service.portalTxids, [tx], async () => {
-    const current = await openForSubmissions(service.settings);
+  const { tx, hex } = await decodeTx(context.rpc, entry);
+  return answered(context.portalTxids, [tx], async () => {
+    const current = await openForSubmissions(context.settings);
     const clientCode = normaliseClientCode(rawClientCode);
     // Judged at a quote's minimum while it holds, as the submission would be (quote-and-receipt.ts).
-    const quote = namedQuote(service, quoteId, clientCode);
+    const quote = namedQuote(context, quoteId, clientCode);
     let ctx: PricingContext;
     let priced: PricedTx;
     try {
-      [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], service.pricing)])) as [PricingContext, [PricedTx]];
+      [ctx, [priced]] = (await Promise.all([pricingContext(context, clientCode, current), priceTransactions(context.rpc, [tx], context.pricing)])) as [PricingContext, [PricedTx]];
     } catch (error) {
       throw nodeFailure(error);
     }
@@ -66,16 +66,16 @@ export async function checkTx(
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
     // The public network's verdict is asked beside the pool node's, and never fails the answer.
-    const [[reason], standard] = await Promise.all([verdicts(service.rpc, [hex]), judgeStandard(service, [{ tx, hex }])]);
+    const [[reason], standard] = await Promise.all([verdicts(context.rpc, [hex]), judgeStandard(context, [{ tx, hex }])]);
     // Conflicting with a transaction the portal did not record: one answer, whatever the node says (private-conflicts.ts).
-    if ((reason === undefined || !(ALREADY_THERE.test(reason) || OTHER_COPY_THERE.test(reason))) && (await service.conflicts.conflictsWithPrivate([tx]))) {
+    if ((reason === undefined || !(ALREADY_THERE.test(reason) || OTHER_COPY_THERE.test(reason))) && (await context.conflicts.conflictsWithPrivate([tx]))) {
       throw new ApiError(422, DRY_RUN_PRIVATE_CONFLICT_MESSAGE, notice(ctx), reason);
     }
-    if (reason !== undefined && OTHER_COPY_THERE.test(reason) && !(await service.portalTxids([tx.txid])).has(tx.txid)) {
+    if (reason !== undefined && OTHER_COPY_THERE.test(reason) && !(await context.portalTxids([tx.txid])).has(tx.txid)) {
       throw new ApiError(422, OTHER_WITNESS_MESSAGE, notice(ctx));
     }
     if (reason !== undefined && !ALREADY_THERE.test(reason) && !OTHER_COPY_THERE.test(reason)) {
-      const { message, staffDetail } = await service.conflicts.publicReason(reason, [tx]);
+      const { message, staffDetail } = await context.conflicts.publicReason(reason, [tx]);
       throw new ApiError(422, message, notice(ctx), staffDetail);
     }
     return { status: 'success' as const, message: tx.txid, ...notice(ctx), standard: standard.get(tx) ?? UNKNOWN };
@@ -101,9 +101,9 @@ export interface MempoolTestResult {
  * asking the node; staff (`trusted`) get the node's own reasons, a client's
  * key the filtered ones.
  */
-export async function testMempoolAccept(service: SubmissionContext, entries: string[], trusted: boolean): Promise<MempoolTestResult[]> {
+export async function testMempoolAccept(context: SubmissionContext, entries: string[], trusted: boolean): Promise<MempoolTestResult[]> {
   // PSBTs finalized as the submission paths finalize them (psbt.ts).
-  const hexes = await packageHexesForSubmission(service.rpc, entries);
+  const hexes = await packageHexesForSubmission(context.rpc, entries);
   if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
   if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
   const decoded = await decodeEach(hexes);
@@ -113,7 +113,7 @@ export async function testMempoolAccept(service: SubmissionContext, entries: str
   }
   let priced: PricedTx[];
   try {
-    priced = await priceTransactions(service.rpc, txs, service.pricing);
+    priced = await priceTransactions(context.rpc, txs, context.pricing);
   } catch (error) {
     throw nodeFailure(error);
   }
@@ -124,23 +124,23 @@ export async function testMempoolAccept(service: SubmissionContext, entries: str
   let standard: Map<DecodedTx, StandardVerdict>;
   try {
     [results, standard] = await Promise.all([
-      service.rpc.call<typeof results>('testmempoolaccept', [hexes.map(validatedHex)]),
-      judgeStandard(service, txs.map((tx, i) => ({ tx, hex: hexes[i]! }))),
+      context.rpc.call<typeof results>('testmempoolaccept', [hexes.map(validatedHex)]),
+      judgeStandard(context, txs.map((tx, i) => ({ tx, hex: hexes[i]! }))),
     ]);
   } catch (error) {
     if (error instanceof RpcError || error instanceof RpcTransportError) throw nodeFailure(error);
     throw error;
   }
   // A client's key: conflicting with a transaction the portal did not record, the list hears one answer whatever the node says.
-  if (!trusted && (await service.conflicts.conflictsWithPrivate(txs))) {
+  if (!trusted && (await context.conflicts.conflictsWithPrivate(txs))) {
     return txs.map((tx) => ({ ...refused(tx, DRY_RUN_PRIVATE_CONFLICT_MESSAGE), standard: standard.get(tx) ?? UNKNOWN }));
   }
   const reasons = await Promise.all(results.map(async (r) => {
     const reason = r['reject-reason'] ?? r['package-error'];
-    return reason === undefined || trusted ? reason : (await service.conflicts.publicReason(reason, txs)).message;
+    return reason === undefined || trusted ? reason : (await context.conflicts.publicReason(reason, txs)).message;
   }));
   // A client's key reads the reasons as any public refusal (modules/disclosure/): no transaction named but its own and the portal's.
-  const told = trusted ? reasons : await withoutPrivateIds(service.portalTxids, reasons.map((r) => r ?? ''), callerIds(txs));
+  const told = trusted ? reasons : await withoutPrivateIds(context.portalTxids, reasons.map((r) => r ?? ''), callerIds(txs));
   return results.map((r, i) => ({
     txid: r.txid,
     wtxid: r.wtxid ?? txs[i]?.wtxid ?? null,

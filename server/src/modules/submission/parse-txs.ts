@@ -41,21 +41,21 @@ export const CHILD_CAN_PAY = 'A child transaction that spends it can pay for bot
 const PAYS_FOR_PARENTS = 'Priced with the unconfirmed parents it spends: its fee pays for them too (child pays for parent).';
 const PAID_BY_CHILDREN = 'Below the minimum on its own; the transactions of the package that spend it pay for it (child pays for parent).';
 
-export async function parse(service: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: Pick<SubmitOptions, 'clientAddress' | 'quoteId'> = {}): Promise<ParseResponse> {
+export async function parse(context: SubmissionContext, rawHexes: string[], rawClientCode: string | undefined, options: Pick<SubmitOptions, 'clientAddress' | 'quoteId'> = {}): Promise<ParseResponse> {
   const hexes = normaliseItems(rawHexes);
   const clientCode = normaliseClientCode(rawClientCode);
-  const quote = previewQuote(service, options.quoteId, clientCode);
+  const quote = previewQuote(context, options.quoteId, clientCode);
   if (hexes.length === 0) throw new ApiError(400, 'Transaction hex is empty.');
   if (hexes.length > MAX_PACKAGE_COUNT) throw new ApiError(400, `A package holds at most ${MAX_PACKAGE_COUNT} transactions.`);
   // PSBTs are finalized on the node first; one that cannot be is reported in its row.
-  const entries = await entriesForParse(service.rpc, hexes);
+  const entries = await entriesForParse(context.rpc, hexes);
   const decoded = await decodeEach(entries.map((e) => ('hex' in e ? e.hex : '')));
   const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
   // Whether the public network would relay each one: asked beside the pricing, never failing the answer.
   const [pricing, standard] = await Promise.all([
-    priceForParse(service, clientCode, txs, options.clientAddress, quote),
+    priceForParse(context, clientCode, txs, options.clientAddress, quote),
     judgeStandard(
-      service,
+      context,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
     ),
   ]);
@@ -69,7 +69,7 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
     return entry.psbt ? { ...item, psbt: { stated_fee: entry.psbt.statedFeeSats } } : item;
   });
   // Below the minimum: kept as offered, for a child this address submits next (child pays for parent).
-  await offer(service, options.clientAddress, entries.flatMap((e, i) => {
+  await offer(context, options.clientAddress, entries.flatMap((e, i) => {
     const item = transactions[i]!;
     return 'hex' in e && item.meets_minimum_fee === false && item.txid !== undefined ? [{ txid: item.txid, hex: e.hex }] : [];
   }));
@@ -88,26 +88,26 @@ export async function parse(service: SubmissionContext, rawHexes: string[], rawC
  * preview shows the current minimum) and refused with its reason only when
  * a submission names it.
  */
-function previewQuote(service: SubmissionContext, quoteId: string | undefined, clientCode: string | undefined): CheckedQuote | undefined {
+function previewQuote(context: SubmissionContext, quoteId: string | undefined, clientCode: string | undefined): CheckedQuote | undefined {
   try {
-    return namedQuote(service, quoteId, clientCode);
+    return namedQuote(context, quoteId, clientCode);
   } catch (error) {
     if (error instanceof ApiError) return undefined;
     throw error;
   }
 }
 
-async function priceForParse(service: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[], clientAddress: string | undefined, quote: CheckedQuote | undefined): Promise<ParsePricing> {
+async function priceForParse(context: SubmissionContext, clientCode: string | undefined, txs: DecodedTx[], clientAddress: string | undefined, quote: CheckedQuote | undefined): Promise<ParsePricing> {
   const pricing: ParsePricing = { ctx: undefined, priced: new Map(), confirmed: new Map(), together: undefined, note: undefined };
   try {
-    pricing.ctx = withQuote(await pricingContext(service, clientCode), quote);
-    const priced = await priceTransactions(service.rpc, txs, pricingFor(service, clientAddress));
+    pricing.ctx = withQuote(await pricingContext(context, clientCode), quote);
+    const priced = await priceTransactions(context.rpc, txs, pricingFor(context, clientAddress));
     pricing.priced = new Map(priced.map((p) => [p.tx, p]));
     if (priced.length > 1 && priced.every((p) => p.fee !== undefined)) pricing.together = judgePackage(priced as PricedMember[], pricing.ctx.threshold);
     // Spent inputs: pasted again after it was mined? Then say where it is.
     for (const p of pricing.priced.values()) {
       if (p.fee !== undefined) continue;
-      const found = await findConfirmation(service, p.tx.txid);
+      const found = await findConfirmation(context, p.tx.txid);
       if (found) pricing.confirmed.set(p.tx, found);
     }
   } catch (error) {

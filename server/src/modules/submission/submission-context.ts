@@ -109,10 +109,10 @@ export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext
  * an address). The same questions whatever the parents are, so a private
  * parent costs what an unknown one does.
  */
-export function pricingFor(service: Pick<SubmissionContext, 'pricing' | 'db' | 'clock'>, clientAddress: string | undefined): PricingOptions {
-  if (clientAddress === undefined) return service.pricing;
-  const { db, clock } = service;
-  return { ...service.pricing, outside: { ...service.pricing.outside!, givenHexes: (txids) => offeredBy(db, clientAddress, txids, clock.now()) } };
+export function pricingFor(context: Pick<SubmissionContext, 'pricing' | 'db' | 'clock'>, clientAddress: string | undefined): PricingOptions {
+  if (clientAddress === undefined) return context.pricing;
+  const { db, clock } = context;
+  return { ...context.pricing, outside: { ...context.pricing.outside!, givenHexes: (txids) => offeredBy(db, clientAddress, txids, clock.now()) } };
 }
 
 /**
@@ -120,10 +120,10 @@ export function pricingFor(service: Pick<SubmissionContext, 'pricing' | 'db' | '
  * address offered, for a child to pay for (offered-parents.repository.ts).
  * Never fails the answer: without the row, a child is refused as before.
  */
-export async function offer(service: Pick<SubmissionContext, 'db' | 'clock' | 'log'>, clientAddress: string | undefined, offered: readonly OfferedParent[]): Promise<void> {
+export async function offer(context: Pick<SubmissionContext, 'db' | 'clock' | 'log'>, clientAddress: string | undefined, offered: readonly OfferedParent[]): Promise<void> {
   if (clientAddress === undefined || offered.length === 0) return;
-  await offerParents(service.db, clientAddress, offered, service.clock.now()).catch((error: unknown) => {
-    service.log.error({ err: error }, 'Could not remember an offered parent');
+  await offerParents(context.db, clientAddress, offered, context.clock.now()).catch((error: unknown) => {
+    context.log.error({ err: error }, 'Could not remember an offered parent');
   });
 }
 
@@ -134,8 +134,8 @@ export async function openForSubmissions(settings: Pick<SettingsStore, 'get'>): 
   return current;
 }
 
-export async function pricingContext(service: Pick<SubmissionContext, 'settings' | 'market' | 'db' | 'clock'>, clientCode: string | undefined, known?: PortalSettings): Promise<PricingContext> {
-  const { settings, market, db, clock } = service;
+export async function pricingContext(context: Pick<SubmissionContext, 'settings' | 'market' | 'db' | 'clock'>, clientCode: string | undefined, known?: PortalSettings): Promise<PricingContext> {
+  const { settings, market, db, clock } = context;
   const [current, snapshot, discount] = await Promise.all([known ?? settings.get(), market.snapshot(), lookupDiscount(db, clientCode, clock.now())]);
   const threshold = thresholdRate({
     feeRateFloor: current.feeRateFloor,
@@ -177,7 +177,7 @@ export type FailedSubmission = Omit<NewFailure, 'status' | 'error'> & { priced?:
  * submission is not lost while it is down). Otherwise the user still gets the refusal, and may
  * submit again later; the audit trail still shows each attempt.
  */
-export async function fail(service: Pick<SubmissionContext, 'db' | 'log' | 'failureStorage'>, failure: FailedSubmission, error: unknown): Promise<void> {
+export async function fail(context: Pick<SubmissionContext, 'db' | 'log' | 'failureStorage'>, failure: FailedSubmission, error: unknown): Promise<void> {
   if (!isRetryableFailure(error)) return;
   const { priced, ...row } = failure;
   const verdict = signaturesVerdict(priced);
@@ -187,7 +187,7 @@ export async function fail(service: Pick<SubmissionContext, 'db' | 'log' | 'fail
   // bound (the signatures are checked by the node itself on retry).
   const unpriced = priced === undefined && nodeUnreachable(error);
   if (!verdict.ok && !unpriced) {
-    service.log.info({ txid: failure.txid, input: verdict.input, reason: verdict.reason }, 'A failed submission is not kept: its signatures could not be verified');
+    context.log.info({ txid: failure.txid, input: verdict.input, reason: verdict.reason }, 'A failed submission is not kept: its signatures could not be verified');
     return;
   }
   // Timeout says the node may have taken it from the portal (so it counts as the portal's: portal_accepted):
@@ -200,11 +200,11 @@ export async function fail(service: Pick<SubmissionContext, 'db' | 'log' | 'fail
   // the user still gets an error and keeps their transaction.
   // While the node is down a client's whole batch waits here to be retried: its bytes are bounded, not its
   // count of rows (a busy client sends many small transactions, and none of them may be lost).
-  const bound = unpriced ? { ...service.failureStorage, maxRowsPerAddressPerDay: Number.MAX_SAFE_INTEGER } : service.failureStorage;
-  const kept = await recordFailure(service.db, { ...row, status, error: message }, bound).catch((dbError: unknown) => {
-    service.log.error({ err: dbError, txid: failure.txid }, 'Could not record a failed submission');
+  const bound = unpriced ? { ...context.failureStorage, maxRowsPerAddressPerDay: Number.MAX_SAFE_INTEGER } : context.failureStorage;
+  const kept = await recordFailure(context.db, { ...row, status, error: message }, bound).catch((dbError: unknown) => {
+    context.log.error({ err: dbError, txid: failure.txid }, 'Could not record a failed submission');
   });
-  if (kept === 'over-bound') service.log.info({ txid: failure.txid, clientAddress: failure.clientAddress }, 'A failed submission is not kept: its address stored its day\'s share of failures');
+  if (kept === 'over-bound') context.log.info({ txid: failure.txid, clientAddress: failure.clientAddress }, 'A failed submission is not kept: its address stored its day\'s share of failures');
 }
 
 /** The node calls that hand it a submission. */

@@ -13,11 +13,13 @@ import {
   TxHexesBody,
 } from './submission.schemas.ts';
 import { MAX_PACKAGE_COUNT, type SubmissionService } from './submission.service.ts';
-import { acceptedPackageTxids, type WebhookService } from '../notifications/webhooks.service.ts';
+import type { WebhookService } from '../notifications/webhooks.service.ts';
+import { submitPackage } from './submit-package.ts';
+import { submitTx } from './submit-tx.ts';
 
 export interface SubmissionRoutesOptions {
   service: SubmissionService;
-  /** callback_url and clients' webhooks: subscribed once the node accepted. */
+  /** callback_url and clients' webhooks: checked first and subscribed once the node accepted, steps of the pipeline (submission-pipeline.ts). */
   webhooks: WebhookService;
   network: string;
 }
@@ -59,7 +61,7 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       response: { 200: SubmitResponse, ...errors },
     },
   }, ({ body, ip }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitTx(body.tx_hex, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }), (answer) => [answer.message]));
+    submitTx(service.context, body.tx_hex, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }, { callbackUrl: body.callback_url, webhooks }));
 
   app.post('/submit-package', {
     bodyLimit: PACKAGE_BODY_LIMIT,
@@ -70,5 +72,5 @@ export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions
       response: { 200: PackageResult, ...errors },
     },
   }, ({ body, ip }) =>
-    webhooks.submitWithCallback({ callbackUrl: body.callback_url, clientCode: body.client_code, clientAddress: addressGroup(ip) }, () => service.submitPackage(body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }), acceptedPackageTxids));
+    submitPackage(service.context, body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }, { callbackUrl: body.callback_url, webhooks }));
 };

@@ -16,7 +16,7 @@ import { OTHER_WITNESS_MESSAGE, PACKAGE_FEE_TOO_LOW_MESSAGE } from './submission
 import { refuseInvalidSignatures } from './signature-check.ts';
 import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
-import { afterAnswer, answered, decodePackage } from './submission-pipeline.ts';
+import { afterAnswer, answered, checkCallback, decodePackage, subscribeAccepted, type Subscribers } from './submission-pipeline.ts';
 import type { PortalTxids } from './portal-records.repository.ts';
 import type { HexTx } from '../policy/standard-verdict.ts';
 import { publicPackageResult } from '../disclosure/public-disclosure.ts';
@@ -30,8 +30,8 @@ import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
  * node took are recorded, even when the package as a whole failed, and a
  * member paid for by its child is linked to it for both status answers.
  *
- * The pipeline of submission-pipeline.ts (decode, open, price, decide,
- * send, record, answer, follow-ups): submitPackage reads as that list, and
+ * The pipeline of submission-pipeline.ts (callback, decode, open, price,
+ * decide, send, record, answer, subscribe, follow-ups): submitPackage reads as that list, and
  * each step below takes only what it uses.
  */
 
@@ -39,31 +39,44 @@ type SubmitPackageResult = PackageResult['result'];
 /** A member priced, its fee known (pricePackage refuses a package with one unknown). */
 type PricedWithFee = PricedTx & PricedMember;
 
-export async function submitPackage(service: SubmissionContext, entries: string[], rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<PackageResult> {
-  const { txs, hexes } = await decodePackage(service.rpc, entries);
-  return answered(service.portalTxids, txs, async () => {
-    const current = await openForSubmissions(service.settings);
+/**
+ * The submit-package routes' entry, submit-tx's for a transaction with
+ * given parents, and the staff retry's (through the submission service).
+ * `subscribers`: the callback URL and the client's webhook that hear of
+ * the members once accepted (routes only).
+ */
+export async function submitPackage(context: SubmissionContext, entries: string[], rawClientCode: string | undefined, options: SubmitOptions = {}, subscribers?: Subscribers): Promise<PackageResult> {
+  const callback = checkCallback(subscribers);
+  const { txs, hexes } = await decodePackage(context.rpc, entries);
+  const answer = await answered<PackageResult>(context.portalTxids, txs, async () => {
+    const current = await openForSubmissions(context.settings);
     const clientCode = normaliseClientCode(rawClientCode);
     // A quote the submitter holds: checked before anything costs the node, then judged at (quote-and-receipt.ts).
-    const quote = namedQuote(service, options.quoteId, clientCode);
+    const quote = namedQuote(context, options.quoteId, clientCode);
     const failure: FailedSubmission = { txid: txs.at(-1)!.txid, txHex: hexes.at(-1)!, txHexes: hexes, submissionType: 'package', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-    const { ctx: priceCtx, priced } = await pricePackage(service, txs, hexes, clientCode, current, failure);
+    const { ctx: priceCtx, priced } = await pricePackage(context, txs, hexes, clientCode, current, failure);
     const ctx = withQuote(priceCtx, quote);
-    const lifted = await decide(service, txs, hexes, priced, ctx, failure);
+    const lifted = await decide(context, txs, hexes, priced, ctx, failure);
     // Priced: a failure can now be checked for signatures before it is kept.
     const refused: FailedSubmission = { ...failure, priced };
-    const result = await sendPackage(service, txs, hexes, refused);
-    const kept = await recordAccepted(service, result, priced, hexes, { clientCode, ctx, createdAt: options.createdAt, lifted });
-    if (kept) afterAnswer(service, 'whether the package is standard', () => notePackageStandardness(service, kept.packageHash, kept.members));
+    const result = await sendPackage(context, txs, hexes, refused);
+    const kept = await recordAccepted(context, result, priced, hexes, { clientCode, ctx, createdAt: options.createdAt, lifted });
+    if (kept) afterAnswer(context, 'whether the package is standard', () => notePackageStandardness(context, kept.packageHash, kept.members));
     // A receipt for each member the node took as sent (not another copy it held) and the portal recorded, whether or not the package as a whole succeeded.
     const taken = takenAsSent(result);
-    const receipts = await receiptsOf(service, priced.flatMap((p) => (taken.has(p.tx.txid) ? [{ tx: p.tx, fee: p.fee, vsize: p.vsize }] : [])), ctx, service.clock.now());
+    const receipts = await receiptsOf(context, priced.flatMap((p) => (taken.has(p.tx.txid) ? [{ tx: p.tx, fee: p.fee, vsize: p.vsize }] : [])), ctx, context.clock.now());
     const withReceipts = Object.keys(receipts).length > 0 ? { receipts } : {};
     // What the answer names beyond the package itself passes the public rule (modules/disclosure/).
-    const shown = await publicPackageResult(service.portalTxids, result);
-    if (result.package_msg !== 'success') await refuseFailed(service, result, shown, txs, refused, withReceipts);
+    const shown = await publicPackageResult(context.portalTxids, result);
+    if (result.package_msg !== 'success') await refuseFailed(context, result, shown, txs, refused, withReceipts);
     return { status: 'success', message: result.package_msg, result: shown, ...notice(ctx), ...withReceipts };
   });
+  return subscribeAccepted(callback, answer, { txids: acceptedMembers(answer.result), clientCode: rawClientCode, clientAddress: options.clientAddress });
+}
+
+/** The members of the answered package the node took (each tx-result with a txid and no error), whatever the package's overall status. */
+function acceptedMembers(result: SubmitPackageResult): string[] {
+  return Object.values(result['tx-results']).flatMap((r) => (r.txid && !r.error ? [r.txid] : []));
 }
 
 /** The txids of the members the node took in the very copy sent: another witness it already held (`other-wtxid`) is not this copy. */
@@ -71,54 +84,54 @@ function takenAsSent(result: SubmitPackageResult): Set<string> {
   return new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error && (r as { 'other-wtxid'?: string })['other-wtxid'] === undefined ? [r.txid] : [])));
 }
 
-/** Step 3: the price context and each member's price; refused (422) when a fee cannot be known or is negative. */
-async function pricePackage(service: SubmissionContext, txs: DecodedTx[], hexes: string[], clientCode: string | undefined, current: PortalSettings, failure: FailedSubmission): Promise<{ ctx: PricingContext; priced: PricedWithFee[] }> {
+/** Step 4: the price context and each member's price; refused (422) when a fee cannot be known or is negative. */
+async function pricePackage(context: SubmissionContext, txs: DecodedTx[], hexes: string[], clientCode: string | undefined, current: PortalSettings, failure: FailedSubmission): Promise<{ ctx: PricingContext; priced: PricedWithFee[] }> {
   try {
-    const ctx = await pricingContext(service, clientCode, current);
-    const priced = await priceTransactions(service.rpc, txs, service.pricing);
+    const ctx = await pricingContext(context, clientCode, current);
+    const priced = await priceTransactions(context.rpc, txs, context.pricing);
     const unknown = priced.flatMap((p, i) => (p.fee === undefined ? [i] : []));
-    if (unknown.length > 0) throw await unknownInputsRefusal(service, txs, unknown);
+    if (unknown.length > 0) throw await unknownInputsRefusal(context, txs, unknown);
     if (priced.some((p) => p.fee! < 0)) {
-      const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service.rpc, hexes))[0] ?? 'bad-txns-in-belowout', txs);
+      const { message, staffDetail } = await context.conflicts.publicReason((await nodeVerdict(context.rpc, hexes))[0] ?? 'bad-txns-in-belowout', txs);
       throw new ApiError(422, message, undefined, staffDetail);
     }
     return { ctx, priced: priced as PricedWithFee[] };
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    await fail(service, failure, error);
+    await fail(context, failure, error);
     throw nodeFailure(error);
   }
 }
 
 /**
- * Step 4: the signatures the portal can check, then the threshold: every
+ * Step 5: the signatures the portal can check, then the threshold: every
  * member clears it on its own or with the members that spend it
  * (package-cpfp.ts), refused (422) otherwise. The members below it that
  * their children pay for: [parent, child] positions.
  */
-async function decide(service: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], priced: PricedWithFee[], ctx: PricingContext, failure: FailedSubmission): Promise<Array<[number, number]>> {
+async function decide(context: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], priced: PricedWithFee[], ctx: PricingContext, failure: FailedSubmission): Promise<Array<[number, number]>> {
   refuseInvalidSignatures(priced);
   const { unpaid, lifted } = judgePackage(priced, ctx.threshold);
   if (unpaid >= 0) throw new ApiError(422, `Transaction ${unpaid + 1} of the package ${PACKAGE_FEE_TOO_LOW_MESSAGE}`, notice(ctx));
-  if (lifted.length > 0) await childrenPass(service, txs, hexes, failure, ctx);
+  if (lifted.length > 0) await childrenPass(context, txs, hexes, failure, ctx);
   return lifted;
 }
 
 /**
- * Step 5: submitpackage. A refusal of the whole call is kept for staff
+ * Step 6: submitpackage. A refusal of the whole call is kept for staff
  * when its reason passes, and answered as the public may read it; a
  * member's copy the node did not take is answered as refused
  * (withoutOtherCopies).
  */
-async function sendPackage(service: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'portalTxids' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], refused: FailedSubmission): Promise<SubmitPackageResult> {
+async function sendPackage(context: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'portalTxids' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], refused: FailedSubmission): Promise<SubmitPackageResult> {
   let result: SubmitPackageResult;
   try {
-    result = await service.rpc.call<SubmitPackageResult>('submitpackage', [hexes.map(validatedHex)]);
+    result = await context.rpc.call<SubmitPackageResult>('submitpackage', [hexes.map(validatedHex)]);
   } catch (error) {
-    await fail(service, refused, error);
-    throw await service.conflicts.refusal(error, txs);
+    await fail(context, refused, error);
+    throw await context.conflicts.refusal(error, txs);
   }
-  return withoutOtherCopies(service.portalTxids, result);
+  return withoutOtherCopies(context.portalTxids, result);
 }
 
 /** The node's verdicts that do not stop a package: already there, or a fee the package as a whole may still pay (submitpackage judges that). */
@@ -132,17 +145,17 @@ const NOT_FINAL = /^txn-already-(in-mempool|known)$|^txn-same-nonwitness-data-in
  * refused, paying less than the portal's minimum: a member the node would
  * refuse for another reason than its fee refuses the whole package here.
  */
-async function childrenPass(service: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], failure: FailedSubmission, ctx: PricingContext): Promise<void> {
+async function childrenPass(context: Pick<SubmissionContext, 'rpc' | 'conflicts' | 'db' | 'log' | 'failureStorage'>, txs: DecodedTx[], hexes: string[], failure: FailedSubmission, ctx: PricingContext): Promise<void> {
   let reasons: string[];
   try {
-    reasons = await nodeVerdict(service.rpc, hexes);
+    reasons = await nodeVerdict(context.rpc, hexes);
   } catch (error) {
-    await fail(service, failure, error);
+    await fail(context, failure, error);
     throw nodeFailure(error);
   }
   const final = reasons.find((r) => !NOT_FINAL.test(r));
   if (final === undefined) return;
-  const { message, staffDetail } = await service.conflicts.publicReason(final, txs);
+  const { message, staffDetail } = await context.conflicts.publicReason(final, txs);
   throw new ApiError(422, staffDetail === undefined ? explainRejectReason(final) : message, notice(ctx), staffDetail);
 }
 
@@ -176,13 +189,13 @@ interface PackagePricing {
 }
 
 /**
- * Step 6: the members the node took, recorded before the answer (written,
+ * Step 7: the members the node took, recorded before the answer (written,
  * or spooled to disk when the database is down: record-keeper.ts), even
  * when the package as a whole failed: they are in its mempool all the same.
  * The record, its hash and its members, for the follow-ups; none when the
  * node took none.
  */
-async function recordAccepted(service: Pick<SubmissionContext, 'records' | 'db' | 'log'>, result: SubmitPackageResult, priced: PricedMember[], hexes: string[], pricing: PackagePricing): Promise<{ packageHash: string; members: HexTx[] } | undefined> {
+async function recordAccepted(context: Pick<SubmissionContext, 'records' | 'db' | 'log'>, result: SubmitPackageResult, priced: PricedMember[], hexes: string[], pricing: PackagePricing): Promise<{ packageHash: string; members: HexTx[] } | undefined> {
   const { clientCode, ctx, createdAt, lifted } = pricing;
   const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
   const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
@@ -197,7 +210,7 @@ async function recordAccepted(service: Pick<SubmissionContext, 'records' | 'db' 
   const rate = feeRate(totalFee, totalVsize);
   const keptTxids = kept.map((k) => k.p.tx.txid);
   const packageHash = createHash('sha256').update(keptTxids.join(',')).digest('hex');
-  const recorded = service.records.keep({
+  const recorded = context.records.keep({
     kind: 'package',
     submission: {
       packageHash,
@@ -217,17 +230,17 @@ async function recordAccepted(service: Pick<SubmissionContext, 'records' | 'db' 
     },
   });
   // The links only add a note to the status answers: without them the package still stands.
-  const linked = recordCpfpLinks(service.db, links).catch((error: unknown) => service.log.error({ err: error, packageHash }, 'Could not record which child pays for which parent'));
+  const linked = recordCpfpLinks(context.db, links).catch((error: unknown) => context.log.error({ err: error, packageHash }, 'Could not record which child pays for which parent'));
   await Promise.all([recorded, linked]);
   return { packageHash, members: kept.map((k) => ({ tx: k.p.tx, hex: k.hex })) };
 }
 
 /** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */
-async function refuseFailed(service: Pick<SubmissionContext, 'conflicts' | 'db' | 'log' | 'failureStorage'>, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: FailedSubmission, receipts: { receipts?: Record<string, string> }): Promise<never> {
+async function refuseFailed(context: Pick<SubmissionContext, 'conflicts' | 'db' | 'log' | 'failureStorage'>, result: SubmitPackageResult, shown: SubmitPackageResult, txs: DecodedTx[], failure: FailedSubmission, receipts: { receipts?: Record<string, string> }): Promise<never> {
   const errors = Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.error ? [r.error] : []));
   const reasons = errors.join('; ') || result.package_msg;
-  await fail(service, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
-  const { message, staffDetail } = await service.conflicts.publicReason(reasons, txs);
+  await fail(context, failure, new RpcError('submitpackage', RpcCode.VERIFY_REJECTED, reasons));
+  const { message, staffDetail } = await context.conflicts.publicReason(reasons, txs);
   // Each reason in plain words, the node's after it (bitcoin/reject-reasons.ts).
   // The members the node took all the same keep their receipts.
   if (staffDetail === undefined) throw new ApiError(422, explainRejectReason(errors[0] ?? result.package_msg), { result: explained(shown), ...receipts });

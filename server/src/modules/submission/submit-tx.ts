@@ -11,7 +11,7 @@ import { findConfirmation, unknownInputsRefusal } from './already-confirmed.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { refuseInvalidSignatures } from './signature-check.ts';
 import { fail, nodeVerdict, notice, offer, openForSubmissions, pricingContext, pricingFor, type FailedSubmission, type PricingContext, type SubmissionContext, type SubmitOptions } from './submission-context.ts';
-import { afterAnswer, answered, decodeTx } from './submission-pipeline.ts';
+import { afterAnswer, answered, checkCallback, decodeTx, subscribeAccepted, type Subscribers } from './submission-pipeline.ts';
 import { FEE_TOO_LOW_MESSAGE, LEFT_MEMPOOL_MESSAGE, OTHER_WITNESS_MESSAGE } from './submission-rules.ts';
 import { claimSubmission, releaseClaim, type NewSubmission } from './submission.repository.ts';
 import type { SubmitResponse } from './submission.schemas.ts';
@@ -20,34 +20,41 @@ import { namedQuote, receiptOf, withQuote } from './quote-and-receipt.ts';
 
 /**
  * One transaction submitted, as the pipeline of submission-pipeline.ts
- * (decode, open, price, decide, send, record, answer, follow-ups):
+ * (callback, decode, open, price, decide, send, record, answer, subscribe,
+ * follow-ups):
  * submitTx reads as that list, and each step below takes only what it uses.
  */
 
 type PricedWithFee = PricedTx & { fee: number };
 
-export async function submitTx(service: SubmissionContext, entry: string, rawClientCode: string | undefined, options: SubmitOptions = {}): Promise<SubmitResponse> {
-  const { tx, hex } = await decodeTx(service.rpc, entry);
-  return answered(service.portalTxids, [tx], async () => {
-    const current = await openForSubmissions(service.settings);
+/**
+ * The submit routes' entry, and the staff retry's (through the submission
+ * service). `subscribers`: the callback URL and the client's webhook that
+ * hear of the transaction once accepted (routes only).
+ */
+export async function submitTx(context: SubmissionContext, entry: string, rawClientCode: string | undefined, options: SubmitOptions = {}, subscribers?: Subscribers): Promise<SubmitResponse> {
+  const callback = checkCallback(subscribers);
+  const { tx, hex } = await decodeTx(context.rpc, entry);
+  const answer = await answered<SubmitResponse>(context.portalTxids, [tx], async () => {
+    const current = await openForSubmissions(context.settings);
     const clientCode = normaliseClientCode(rawClientCode);
     // A quote the submitter holds: checked before anything costs the node, then judged at (quote-and-receipt.ts).
-    const quote = namedQuote(service, options.quoteId, clientCode);
+    const quote = namedQuote(context, options.quoteId, clientCode);
     const failure: FailedSubmission = { txid: tx.txid, txHex: hex, txHexes: null, submissionType: 'tx', clientCode: clientCode ?? null, clientAddress: options.clientAddress };
-    const { ctx: priceCtx, priced } = await priceTx(service, tx, hex, clientCode, current, failure, options.clientAddress);
+    const { ctx: priceCtx, priced } = await priceTx(context, tx, hex, clientCode, current, failure, options.clientAddress);
     const ctx = withQuote(priceCtx, quote);
     const success: SubmitResponse = { status: 'success', message: tx.txid, ...notice(ctx) };
 
-    switch (await decide(service, priced, ctx.threshold)) {
+    switch (await decide(context, priced, ctx.threshold)) {
       case 'below-minimum':
         // Kept for a while: a child this address submits next may pay for it.
-        await offer(service, options.clientAddress, [{ txid: tx.txid, hex }]);
+        await offer(context, options.clientAddress, [{ txid: tx.txid, hex }]);
         throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
       case 'already-in-mempool':
         return success;
       case 'with-given-parents': {
         // They enter together, as a package (child pays for parent): that pipeline sends, records and signs their receipts.
-        const { receipts } = await submitPackage(service, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
+        const { receipts } = await submitPackage(context, [...priced.givenParents.map((p) => p.hex), hex], rawClientCode, options);
         const receipt = receipts?.[tx.txid];
         return receipt === undefined ? success : { ...success, receipt };
       }
@@ -57,49 +64,50 @@ export async function submitTx(service: SubmissionContext, entry: string, rawCli
 
     const submission = submissionRow(tx, hex, priced, ctx, clientCode, options.createdAt);
     const claim = randomUUID();
-    const sent = await sendTx(service, hex, submission, claim);
+    const sent = await sendTx(context, hex, submission, claim);
     const ownRow = sent.claimed ? claim : undefined;
     // Priced: a failure can now be checked for signatures before it is kept.
     const refused: FailedSubmission = { ...failure, priced: [priced] };
     if (!sent.accepted) {
-      await takeBack(service, tx.txid, ownRow);
-      await fail(service, refused, sent.reason);
-      throw await sendRefusal(service, tx, sent.reason);
+      await takeBack(context, tx.txid, ownRow);
+      await fail(context, refused, sent.reason);
+      throw await sendRefusal(context, tx, sent.reason);
     }
 
-    const held = sent.mined ? { kind: 'mined' as const } : await copyHeld(service, tx);
+    const held = sent.mined ? { kind: 'mined' as const } : await copyHeld(context, tx);
     if (held.kind === 'unknown') {
-      await takeBack(service, tx.txid, ownRow);
-      await fail(service, refused, held.error);
+      await takeBack(context, tx.txid, ownRow);
+      await fail(context, refused, held.error);
       throw nodeFailure(held.error);
     }
     if (held.kind === 'another' || held.kind === 'gone') {
-      await takeBack(service, tx.txid, ownRow);
+      await takeBack(context, tx.txid, ownRow);
       // The portal recorded this txid before (its submitter's copy): that record is what the caller finds.
-      if ((await service.portalTxids([tx.txid])).has(tx.txid)) return success;
+      if ((await context.portalTxids([tx.txid])).has(tx.txid)) return success;
       throw new ApiError(422, held.kind === 'another' ? OTHER_WITNESS_MESSAGE : LEFT_MEMPOOL_MESSAGE);
     }
-    await recordAccepted(service, submission, !sent.claimed || options.waitForRecord === true);
-    afterAnswer(service, 'whether it is standard', () => noteStandardness(service, [{ tx, hex }]));
+    await recordAccepted(context, submission, !sent.claimed || options.waitForRecord === true);
+    afterAnswer(context, 'whether it is standard', () => noteStandardness(context, [{ tx, hex }]));
     // This copy is the one recorded: the answer carries its receipt.
-    return { ...success, ...(await receiptOf(service, { tx, fee: priced.fee, vsize: priced.vsize }, ctx, service.clock.now())) };
+    return { ...success, ...(await receiptOf(context, { tx, fee: priced.fee, vsize: priced.vsize }, ctx, context.clock.now())) };
   });
+  return subscribeAccepted(callback, answer, { txids: [answer.message], clientCode: rawClientCode, clientAddress: options.clientAddress });
 }
 
-/** Step 3: the price context and the transaction's price; refused (422) when the fee cannot be known or is negative. */
-async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, clientCode: string | undefined, current: PortalSettings, failure: FailedSubmission, clientAddress: string | undefined): Promise<{ ctx: PricingContext; priced: PricedWithFee }> {
+/** Step 4: the price context and the transaction's price; refused (422) when the fee cannot be known or is negative. */
+async function priceTx(context: SubmissionContext, tx: DecodedTx, hex: string, clientCode: string | undefined, current: PortalSettings, failure: FailedSubmission, clientAddress: string | undefined): Promise<{ ctx: PricingContext; priced: PricedWithFee }> {
   try {
-    const [ctx, [priced]] = (await Promise.all([pricingContext(service, clientCode, current), priceTransactions(service.rpc, [tx], pricingFor(service, clientAddress))])) as [PricingContext, [PricedTx]];
-    if (priced.fee === undefined) throw await unknownInputsRefusal(service, [tx], [0]);
+    const [ctx, [priced]] = (await Promise.all([pricingContext(context, clientCode, current), priceTransactions(context.rpc, [tx], pricingFor(context, clientAddress))])) as [PricingContext, [PricedTx]];
+    if (priced.fee === undefined) throw await unknownInputsRefusal(context, [tx], [0]);
     // Outputs worth more than the inputs: the node says why in its own words.
     if (priced.fee < 0) {
-      const { message, staffDetail } = await service.conflicts.publicReason((await nodeVerdict(service.rpc, [hex]))[0] ?? 'bad-txns-in-belowout', [tx]);
+      const { message, staffDetail } = await context.conflicts.publicReason((await nodeVerdict(context.rpc, [hex]))[0] ?? 'bad-txns-in-belowout', [tx]);
       throw new ApiError(422, message, undefined, staffDetail);
     }
     return { ctx, priced: priced as PricedWithFee };
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    await fail(service, failure, error);
+    await fail(context, failure, error);
     throw nodeFailure(error);
   }
 }
@@ -107,7 +115,7 @@ async function priceTx(service: SubmissionContext, tx: DecodedTx, hex: string, c
 type Decision = 'send' | 'below-minimum' | 'already-in-mempool' | 'with-given-parents';
 
 /**
- * Step 4: the signatures the portal can check (refused, 422, whatever the
+ * Step 5: the signatures the portal can check (refused, 422, whatever the
  * fee), then the threshold, with the unconfirmed ancestors the transaction
  * would be mined with (child pays for parent).
  */
@@ -157,7 +165,7 @@ interface Sent {
 }
 
 /**
- * Step 5: sendrawtransaction. Always asks the node, even for a transaction
+ * Step 6: sendrawtransaction. Always asks the node, even for a transaction
  * recorded before: it may have been evicted or replaced since, and a
  * resubmission puts it back. Meanwhile this request's pending row (its
  * claim) is written, so that a row exists from before the node answers:
@@ -185,12 +193,12 @@ async function takeBack({ db, log }: Pick<SubmissionContext, 'db' | 'log'>, txid
 }
 
 /** The answer to the node's refusal: "already confirmed in block N" when it was mined since it was priced, else the node's reason as the public may read it (private-conflicts.ts). */
-async function sendRefusal(service: Pick<SubmissionContext, 'rpc' | 'db' | 'conflicts'>, tx: DecodedTx, reason: unknown): Promise<ApiError> {
+async function sendRefusal(context: Pick<SubmissionContext, 'rpc' | 'db' | 'conflicts'>, tx: DecodedTx, reason: unknown): Promise<ApiError> {
   if (reason instanceof RpcError && /^txn-already-known|^bad-txns-inputs-missingorspent|^missing-inputs/.test(reason.message)) {
-    const mined = await unknownInputsRefusal(service, [tx], [0]);
+    const mined = await unknownInputsRefusal(context, [tx], [0]);
     if (mined.extra?.confirmed) return mined;
   }
-  return service.conflicts.refusal(reason, [tx]);
+  return context.conflicts.refusal(reason, [tx]);
 }
 
 type HeldCopy = { kind: 'ours' | 'another' | 'mined' | 'gone' } | { kind: 'unknown'; error: unknown };
@@ -233,7 +241,7 @@ async function copyHeld(deps: Pick<SubmissionContext, 'rpc' | 'db'>, tx: Decoded
 }
 
 /**
- * Step 6: the accepted transaction recorded before the answer: its row
+ * Step 7: the accepted transaction recorded before the answer: its row
  * becomes 'accepted' (or is written, or is spooled to disk when the
  * database is down: record-keeper.ts). Until then the transaction is not
  * the portal's for any public answer (a 'pending' row is anyone's to make:
