@@ -190,7 +190,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     cors,
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
-      await scope.register(submissionRoutes, { service: services.submission, webhooks: services.webhooks, network: services.network });
+      await scope.register(submissionRoutes({ service: services.submission, webhooks: services.webhooks, network: services.network }));
       await scope.register(statusRoutes(services.status));
       await scope.register(statusStreamRoutes({ status: services.status, feed: services.mempool.feed }));
       await scope.register(siteInfoRoutes({ settings: services.settings, emailNotifications: services.emailNotify.enabled }));
@@ -204,15 +204,17 @@ export async function buildApp(services: Services, options: AppOptions) {
     cors,
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
-      await scope.register(publicApiRoutes, {
-        submission: services.submission,
-        status: services.status,
-        publicApi: services.publicApi,
-        network: services.network,
-        version: options.version ?? '0.1.0',
-        verifier: services.staff?.verifier,
-        webhooks: services.webhooks,
-      });
+      await scope.register(
+        publicApiRoutes({
+          submission: services.submission,
+          status: services.status,
+          publicApi: services.publicApi,
+          network: services.network,
+          version: options.version ?? '0.1.0',
+          verifier: services.staff?.verifier,
+          webhooks: services.webhooks,
+        }),
+      );
       await scope.register(receiptProofRoutes(services.receipts));
     },
   });

@@ -28,8 +28,9 @@ after(async () => node?.stop());
 const status = (t: TestApp, txid: string) => get<StatusResponse>(t.app, `/rest-api/status-check?tx_id=${txid}`);
 
 /** The portal answers for what it recorded: here an attempt kept as failed (it timed out while the node took it). */
-async function record(db: TestDatabase, tx: BuiltTx): Promise<void> {
-  await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [tx.txid, tx.hex]);
+async function record(t: TestApp, tx: BuiltTx): Promise<void> {
+  await t.db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [tx.txid, tx.hex]);
+  await t.heard([tx.txid]);
 }
 
 /** The builders take a rate (3 decimals) and pay ceil(rate × vsize): the rate paying exactly `fee` over `vsize`. */
@@ -91,7 +92,7 @@ for (const engine of testDatabases()) {
     test('a competitive transaction gets no advice', async () => {
       const rich = await node.buildTx({ feeRate: 300 });
       await node.rpc.call('sendrawtransaction', [rich.hex]);
-      await record(db, rich);
+      await record(t, rich);
       const { body } = await status(t, rich.txid);
       assert.equal(body.transaction.position.block, 0);
       assert.equal(body.bump, null);
@@ -102,7 +103,7 @@ for (const engine of testDatabases()) {
       assert.equal(view.nextBlockFull, true);
       const cheap = await node.buildTx({ feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [cheap.hex]);
-      await record(db, cheap);
+      await record(t, cheap);
 
       const { body } = await status(t, cheap.txid);
       assert.ok(body.transaction.position.block === null || body.transaction.position.block > 0, `block ${body.transaction.position.block}`);
@@ -125,7 +126,7 @@ for (const engine of testDatabases()) {
       const child = await payingExactly(cpfp.child_fee, ASSUMED_CHILD_VSIZE, (feeRate) => node.buildChild({ parentHex: cheap.hex, vout: Number(vout), feeRate }));
       await node.rpc.call('sendrawtransaction', [child.hex]);
       // The portal's own child: a public functional rate counts only the relatives the portal recorded.
-      await record(db, child);
+      await record(t, child);
 
       const after = (await status(t, cheap.txid)).body;
       assert.equal(after.transaction.position.block, 0, `package rate ${after.functional_rate} against ${after.market_rate}`);
@@ -138,7 +139,7 @@ for (const engine of testDatabases()) {
       // Just below the rate to beat, so that BIP125's increment, not the rate to beat, sets the replacement's fee.
       const original = await node.buildTx({ feeRate: Math.floor((market - 0.05) * 1000) / 1000 });
       await node.rpc.call('sendrawtransaction', [original.hex]);
-      await record(db, original);
+      await record(t, original);
 
       const { body } = await status(t, original.txid);
       assert.notEqual(body.transaction.position.block, 0);
@@ -163,10 +164,10 @@ for (const engine of testDatabases()) {
       // Both the portal's: the advice counts only the ancestors the portal recorded.
       const parent = await node.buildTx({ feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [parent.hex]);
-      await record(db, parent);
+      await record(t, parent);
       const original = await node.buildChild({ parentHex: parent.hex, vout: largestVout(parent.hex), feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [original.hex]);
-      await record(db, original);
+      await record(t, original);
 
       const { body } = await status(t, original.txid);
       assert.notEqual(body.transaction.position.block, 0);
@@ -183,7 +184,7 @@ for (const engine of testDatabases()) {
 
       const replacement = await payingExactly(rbf.fee, original.vsize, (feeRate) => node.buildReplacement(original.hex, feeRate));
       assert.equal(await node.rpc.call('sendrawtransaction', [replacement.hex]), replacement.txid);
-      await record(db, replacement);
+      await record(t, replacement);
       const after = (await status(t, replacement.txid)).body;
       assert.equal(after.transaction.position.block, 0, `package rate ${after.functional_rate} against ${after.market_rate}`);
       assert.equal(after.bump, null);
@@ -194,7 +195,7 @@ for (const engine of testDatabases()) {
       const { fullrbf } = await node.rpc.call<{ fullrbf?: boolean }>('getmempoolinfo');
       const original = await nonSignalling(await node.buildTx({ feeRate: 1 }));
       await node.rpc.call('sendrawtransaction', [original.hex]);
-      await record(db, original);
+      await record(t, original);
 
       const { body } = await status(t, original.txid);
       assert.notEqual(body.transaction.position.block, 0);
@@ -216,8 +217,8 @@ for (const engine of testDatabases()) {
       // A cheap child of the largest output, submitted here: the package stays behind the next block, and that output is taken.
       const taken = await node.buildChild({ parentHex: parent.hex, vout: largest, feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [taken.hex]);
-      await record(db, taken);
-      await record(db, parent);
+      await record(t, taken);
+      await record(t, parent);
 
       const { body } = await status(t, parent.txid);
       assert.notEqual(body.transaction.position.block, 0);
@@ -235,7 +236,7 @@ for (const engine of testDatabases()) {
       test(`CPFP: the child is sized by the spent output's script (${addressType}: ${childVsize} vB)`, async () => {
         const parent = await node.buildTx({ feeRate: 1, addressType });
         await node.rpc.call('sendrawtransaction', [parent.hex]);
-        await record(db, parent);
+        await record(t, parent);
 
         const { body } = await status(t, parent.txid);
         assert.notEqual(body.transaction.position.block, 0);

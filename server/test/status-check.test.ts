@@ -40,8 +40,9 @@ before(async () => {
 after(async () => node?.stop());
 
 /** Records `txid` as the portal records a submission that failed (here: timed out while the node took it). */
-async function recordFailedAttempt(db: TestDatabase, txid: string, hex: string): Promise<void> {
-  await db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [txid, hex]);
+async function recordFailedAttempt(t: TestApp, txid: string, hex: string): Promise<void> {
+  await t.db.query(`INSERT INTO failed_txs (txid, tx_hex, status, errors) VALUES ($1, $2, 'Timeout', ARRAY['The node did not answer in time'])`, [txid, hex]);
+  await t.heard([txid]);
 }
 
 /** Mines until the mempool is empty: the next test starts with the relay minimum as the market rate. */
@@ -74,7 +75,7 @@ for (const engine of testDatabases()) {
       // failed attempt (one that timed out while the node took it), which is enough for it to answer.
       const cheap = await node.buildTx({ feeRate: 1 });
       await node.rpc.call('sendrawtransaction', [cheap.hex]);
-      await recordFailedAttempt(db, cheap.txid, cheap.hex);
+      await recordFailedAttempt(t, cheap.txid, cheap.hex);
 
       const view = await t.mempool.view();
       assert.ok(view.blocks.length >= 3, `${view.blocks.length} projected blocks`);
@@ -206,6 +207,7 @@ for (const engine of testDatabases()) {
          VALUES ($1, $2, $3, $4, $5, $6, $7, 4, 4, 1, 2, 4, now() - interval '3 days')`,
         [tx.txid, decoded.wtxid, tx.hex, decoded.size, tx.vsize, decoded.weight, tx.fee],
       );
+      await t.heard([tx.txid]);
       const res = await status(t, tx.txid);
       assert.equal(res.body.state, 'not_in_mempool');
       assert.deepEqual(res.body.removal, { reason: 'evicted', replaced_by: null, message: REMOVAL_MESSAGES.evicted });
@@ -216,7 +218,7 @@ for (const engine of testDatabases()) {
       await emptyMempool();
       const original = await node.buildTx({ feeRate: 4 });
       await node.rpc.call('sendrawtransaction', [original.hex]);
-      await recordFailedAttempt(db, original.txid, original.hex);
+      await recordFailedAttempt(t, original.txid, original.hex);
       assert.equal((await status(t, original.txid)).body.state, 'in_mempool');
       const replacement = await node.buildReplacement(original.hex, 20);
       await node.rpc.call('sendrawtransaction', [replacement.hex]);

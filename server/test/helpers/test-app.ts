@@ -7,6 +7,7 @@ import { createAuditWriter, type AuditWriter } from '../../src/audit/audit-write
 import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import type { AppConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import { until } from './until.ts';
 import { createPortalTxidIndex } from '../../src/modules/submission/portal-txid-index.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/lib/logger.ts';
@@ -50,6 +51,13 @@ export interface TestApp {
   jobs: PortalJobs | undefined;
   /** Sets a setting row directly (the staff API comes later) and drops the cache. */
   setSetting(item: string, value: string): Promise<void>;
+  /**
+   * Waits until this instance's txid index has heard of rows a test wrote
+   * straight into the database, as it hears of another instance's: by the
+   * database's notification, within milliseconds, longer on a busy machine.
+   * Until then a status check answers 404, as the index documents.
+   */
+  heard(txids: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -193,6 +201,12 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
       const { rowCount } = await db.query('UPDATE settings SET value = $2 WHERE item = $1', [item, value]);
       if (rowCount !== 1) throw new Error(`No setting ${item}`);
       settings.invalidate();
+    },
+    async heard(txids) {
+      await until(
+        async () => portalTxids.ready && txids.every((txid) => portalTxids.mayHold(txid)),
+        async () => `the txid index has not heard of ${txids.filter((txid) => !portalTxids.mayHold(txid)).join(', ')}`,
+      );
     },
     async close() {
       await jobs?.stop();

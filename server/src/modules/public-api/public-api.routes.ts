@@ -84,167 +84,169 @@ const tags = [PUBLIC_API_TAG];
 const readErrors = { 400: IsSuccessError, 404: IsSuccessError, 429: IsSuccessError, 503: IsSuccessError };
 const submitErrors = { 400: StatusError, 413: StatusError, 429: StatusError, 503: StatusError };
 
-export const publicApiRoutes: FastifyPluginAsyncTypebox<PublicApiOptions> = async (app, options) => {
-  const { submission, status, publicApi, network, version, verifier, webhooks } = options;
-  const reads = { errorShape: 'is_success' as const };
+export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const { submission, status, publicApi, network, version, verifier, webhooks } = options;
+    const reads = { errorShape: 'is_success' as const };
 
-  // Errors in the shapes the public service answers; a refusal (422 on /rest-api) is its 400.
-  // Anything unexpected goes on to the app's own handler (logged, 500).
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const answer = knownError(error, request);
-    if (answer === undefined) throw error;
-    const statusCode = answer.statusCode === 422 ? 400 : answer.statusCode;
-    const body =
-      request.routeOptions.config.errorShape === 'is_success'
-        ? { is_success: false, message: answer.message }
-        : { status: 'error', message: answer.message, ...answer.extra, ...(answer.extra?.result ? { transactions: packageMembers(answer.extra.result as never) } : {}) };
-    return reply.status(statusCode).send(body);
-  });
+    // Errors in the shapes the public service answers; a refusal (422 on /rest-api) is its 400.
+    // Anything unexpected goes on to the app's own handler (logged, 500).
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const answer = knownError(error, request);
+      if (answer === undefined) throw error;
+      const statusCode = answer.statusCode === 422 ? 400 : answer.statusCode;
+      const body =
+        request.routeOptions.config.errorShape === 'is_success'
+          ? { is_success: false, message: answer.message }
+          : { status: 'error', message: answer.message, ...answer.extra, ...(answer.extra?.result ? { transactions: packageMembers(answer.extra.result as never) } : {}) };
+      return reply.status(statusCode).send(body);
+    });
 
-  app.get('/rates', {
-    config: reads,
-    schema: { tags, summary: 'The fee rates a submission is judged by now, with a client code\'s discount', querystring: RatesQuery, response: { 200: RatesResponse, ...readErrors } },
-  }, async (request) => ratesOf(await submission.quote(request.query.client_code)));
+    app.get('/rates', {
+      config: reads,
+      schema: { tags, summary: 'The fee rates a submission is judged by now, with a client code\'s discount', querystring: RatesQuery, response: { 200: RatesResponse, ...readErrors } },
+    }, async (request) => ratesOf(await submission.quote(request.query.client_code)));
 
-  app.get('/system', {
-    config: reads,
-    schema: { tags, summary: 'Version, chain, height and the minimum fee rates', response: { 200: SystemResponse, ...readErrors } },
-  }, async () => {
-    const quote = await submission.quote(undefined);
-    return {
-      version,
-      chain_name: chainName(network),
-      block_height: quote.snapshot.height - 1,
-      slipstream_fee_rate_floor: quote.threshold,
-      fee_rate_floor: quote.settings.feeRateFloor,
-    };
-  });
+    app.get('/system', {
+      config: reads,
+      schema: { tags, summary: 'Version, chain, height and the minimum fee rates', response: { 200: SystemResponse, ...readErrors } },
+    }, async () => {
+      const quote = await submission.quote(undefined);
+      return {
+        version,
+        chain_name: chainName(network),
+        block_height: quote.snapshot.height - 1,
+        slipstream_fee_rate_floor: quote.threshold,
+        fee_rate_floor: quote.settings.feeRateFloor,
+      };
+    });
 
-  app.get('/block-info', {
-    config: reads,
-    schema: { tags, summary: 'The best block (height, hash, time) and the fee rates', response: { 200: BlockInfoResponse, ...readErrors } },
-  }, async () => {
-    const [quote, best] = await Promise.all([submission.quote(undefined), publicApi.bestBlock()]);
-    return {
-      block_height: best.height,
-      block_hash: best.hash,
-      block_time: best.time,
-      fee_rate: quote.snapshot.marketRate,
-      submit_fee_rate: quote.settings.feeRateFloor,
-      effective_rate: quote.threshold,
-    };
-  });
+    app.get('/block-info', {
+      config: reads,
+      schema: { tags, summary: 'The best block (height, hash, time) and the fee rates', response: { 200: BlockInfoResponse, ...readErrors } },
+    }, async () => {
+      const [quote, best] = await Promise.all([submission.quote(undefined), publicApi.bestBlock()]);
+      return {
+        block_height: best.height,
+        block_hash: best.hash,
+        block_time: best.time,
+        fee_rate: quote.snapshot.marketRate,
+        submit_fee_rate: quote.settings.feeRateFloor,
+        effective_rate: quote.threshold,
+      };
+    });
 
-  app.post('/transactions', {
-    bodyLimit: SINGLE_BODY_LIMIT,
-    schema: {
-      tags,
-      summary: "Submit one transaction to the pool's mempool (or, with skip_mempool_submission, only judge it)",
-      description:
-        '200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node\'s reason); 503 when the node or the database cannot be reached. With skip_mempool_submission, a success also carries `standard`: whether the public network (a node with Bitcoin Core\'s default policy) would relay it, and why not.',
-      body: TransactionBody,
-      response: { 200: TransactionResponse, ...submitErrors },
-    },
-  }, (request) => {
-    const { tx_hex, client_code, skip_mempool_submission, callback_url, quote_id } = request.body;
-    // The same pipeline as /rest-api/submit-tx (submission/submission-pipeline.ts).
-    if (skip_mempool_submission !== true) return submitTx(submission.context, tx_hex, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }, { callbackUrl: callback_url, webhooks });
-    if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
-    return checkTx(submission.context, tx_hex, client_code, quote_id);
-  });
+    app.post('/transactions', {
+      bodyLimit: SINGLE_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: "Submit one transaction to the pool's mempool (or, with skip_mempool_submission, only judge it)",
+        description:
+          '200 `{status: "success", message: <txid>}`; 400 `{status: "error", message}` for a refusal (bad hex, missing inputs, a fee below effective_rate, the node\'s reason); 503 when the node or the database cannot be reached. With skip_mempool_submission, a success also carries `standard`: whether the public network (a node with Bitcoin Core\'s default policy) would relay it, and why not.',
+        body: TransactionBody,
+        response: { 200: TransactionResponse, ...submitErrors },
+      },
+    }, (request) => {
+      const { tx_hex, client_code, skip_mempool_submission, callback_url, quote_id } = request.body;
+      // The same pipeline as /rest-api/submit-tx (submission/submission-pipeline.ts).
+      if (skip_mempool_submission !== true) return submitTx(submission.context, tx_hex, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }, { callbackUrl: callback_url, webhooks });
+      if (callback_url !== undefined) throw new ApiError(400, 'callback_url cannot be used with skip_mempool_submission: nothing is submitted, so there is nothing to report.');
+      return checkTx(submission.context, tx_hex, client_code, quote_id);
+    });
 
-  app.post('/transactions/packages', {
-    bodyLimit: PACKAGE_BODY_LIMIT,
-    schema: {
-      tags,
-      summary: 'Submit 2-25 transactions as a package (submitpackage), parents first',
-      description: "Each member must clear effective_rate on its own, or together with the members that spend it (child pays for parent: (its fee + theirs) / (its vsize + theirs)). 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).",
-      body: PackageBody,
-      response: { 200: PackageResponse, 400: PackageResponse, 413: StatusError, 429: StatusError, 503: StatusError },
-    },
-  }, async (request) => {
-    const { tx_hexes, client_code, callback_url, quote_id } = request.body;
-    const answer = await submitPackage(submission.context, tx_hexes, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }, { callbackUrl: callback_url, webhooks });
-    return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
-  });
+    app.post('/transactions/packages', {
+      bodyLimit: PACKAGE_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'Submit 2-25 transactions as a package (submitpackage), parents first',
+        description: "Each member must clear effective_rate on its own, or together with the members that spend it (child pays for parent: (its fee + theirs) / (its vsize + theirs)). 200 when the node took the package; 400 with the node's per-member outcome when it refused all or part of it (members it took are in the mempool and recorded).",
+        body: PackageBody,
+        response: { 200: PackageResponse, 400: PackageResponse, 413: StatusError, 429: StatusError, 503: StatusError },
+      },
+    }, async (request) => {
+      const { tx_hexes, client_code, callback_url, quote_id } = request.body;
+      const answer = await submitPackage(submission.context, tx_hexes, client_code, { clientAddress: addressGroup(request.ip), quoteId: quote_id }, { callbackUrl: callback_url, webhooks });
+      return { ...answer, package_msg: answer.result.package_msg, transactions: packageMembers(answer.result) };
+    });
 
-  app.get('/transactions/status', {
-    config: reads,
-    schema: { tags, summary: 'Where a transaction is: in the mempool (its projected block, the rate to beat, the odds), mined, or gone', querystring: TxStatusQuery, response: { 200: TxStatusResponse, ...readErrors } },
-  }, async (request) => txStatusOf(await status.check(request.query.tx_id)));
+    app.get('/transactions/status', {
+      config: reads,
+      schema: { tags, summary: 'Where a transaction is: in the mempool (its projected block, the rate to beat, the odds), mined, or gone', querystring: TxStatusQuery, response: { 200: TxStatusResponse, ...readErrors } },
+    }, async (request) => txStatusOf(await status.check(request.query.tx_id)));
 
-  app.post('/mempool/tests', {
-    config: reads,
-    bodyLimit: PACKAGE_BODY_LIMIT,
-    schema: {
-      tags,
-      summary: "The node's testmempoolaccept for each transaction, nothing submitted or recorded",
-      description:
-        'Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`. Each result also says whether the public network would relay it (`standard`; "unknown" when no policy node could judge).',
-      security: [{ bearer: [] }],
-      body: MempoolTestsBody,
-      response: { 200: MempoolTestsResponse, 401: IsSuccessError, 413: IsSuccessError, ...readErrors },
-    },
-    // Before the body is read: a stranger's upload costs nothing.
-    onRequest: async (request) => {
-      request.dryRunTrusted = await authorise(request);
-    },
-  }, async (request) => ({ is_success: true as const, results: await submission.testMempoolAccept(request.body.tx_hexes, request.dryRunTrusted === true) }));
+    app.post('/mempool/tests', {
+      config: reads,
+      bodyLimit: PACKAGE_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: "The node's testmempoolaccept for each transaction, nothing submitted or recorded",
+        description:
+          'Needs `Authorization: Bearer <key>`: an API key staff issued to the client from the Clients screen, or a staff token. Without one: 401 `{is_success: false, message: "Missing or invalid Authorization header"}`. Each result also says whether the public network would relay it (`standard`; "unknown" when no policy node could judge).',
+        security: [{ bearer: [] }],
+        body: MempoolTestsBody,
+        response: { 200: MempoolTestsResponse, 401: IsSuccessError, 413: IsSuccessError, ...readErrors },
+      },
+      // Before the body is read: a stranger's upload costs nothing.
+      onRequest: async (request) => {
+        request.dryRunTrusted = await authorise(request);
+      },
+    }, async (request) => ({ is_success: true as const, results: await submission.testMempoolAccept(request.body.tx_hexes, request.dryRunTrusted === true) }));
 
-  app.get('/tx/:txid', {
-    config: reads,
-    schema: { tags, summary: "A transaction submitted here, as block explorers (Esplora) answer GET /api/tx/{txid}", params: ExplorerTxParams, response: { 200: ExplorerTx, ...readErrors } },
-  }, async (request) => {
-    const txid = request.params.txid.toLowerCase();
-    const hex = await publicApi.portalTxHex(txid);
-    if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
-    const [tx, answer] = [decodeTxHex(hex), await status.check(txid)];
-    const { status: where } = answer.transaction;
-    return explorerTxOf(tx, answer, await publicApi.explorerDetails(tx, hex, where.confirmed ? where.block_hash : null));
-  });
+    app.get('/tx/:txid', {
+      config: reads,
+      schema: { tags, summary: "A transaction submitted here, as block explorers (Esplora) answer GET /api/tx/{txid}", params: ExplorerTxParams, response: { 200: ExplorerTx, ...readErrors } },
+    }, async (request) => {
+      const txid = request.params.txid.toLowerCase();
+      const hex = await publicApi.portalTxHex(txid);
+      if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
+      const [tx, answer] = [decodeTxHex(hex), await status.check(txid)];
+      const { status: where } = answer.transaction;
+      return explorerTxOf(tx, answer, await publicApi.explorerDetails(tx, hex, where.confirmed ? where.block_hash : null));
+    });
 
-  app.get('/tx/:txid/status', {
-    config: reads,
-    schema: { tags, summary: "A transaction submitted here: confirmed, and its block, as block explorers (Esplora) answer GET /api/tx/{txid}/status", params: ExplorerTxParams, response: { 200: ExplorerStatus, ...readErrors } },
-  }, async (request) => {
-    const txid = request.params.txid.toLowerCase();
-    if ((await publicApi.portalTxHex(txid)) === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
-    return explorerStatusOf(await status.check(txid));
-  });
+    app.get('/tx/:txid/status', {
+      config: reads,
+      schema: { tags, summary: "A transaction submitted here: confirmed, and its block, as block explorers (Esplora) answer GET /api/tx/{txid}/status", params: ExplorerTxParams, response: { 200: ExplorerStatus, ...readErrors } },
+    }, async (request) => {
+      const txid = request.params.txid.toLowerCase();
+      if ((await publicApi.portalTxHex(txid)) === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
+      return explorerStatusOf(await status.check(txid));
+    });
 
-  app.get('/tx/:txid/hex', {
-    config: reads,
-    schema: {
-      tags,
-      summary: 'A transaction submitted here, its raw hex as text, as block explorers (Esplora) answer GET /api/tx/{txid}/hex',
-      params: ExplorerTxParams,
-      response: { 200: { content: { 'text/plain': { schema: ExplorerTxHex } } }, ...readErrors },
-    },
-  }, async (request, reply) => {
-    const hex = await publicApi.portalTxHex(request.params.txid.toLowerCase());
-    if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
-    return reply.type('text/plain; charset=utf-8').send(hex.toLowerCase());
-  });
+    app.get('/tx/:txid/hex', {
+      config: reads,
+      schema: {
+        tags,
+        summary: 'A transaction submitted here, its raw hex as text, as block explorers (Esplora) answer GET /api/tx/{txid}/hex',
+        params: ExplorerTxParams,
+        response: { 200: { content: { 'text/plain': { schema: ExplorerTxHex } } }, ...readErrors },
+      },
+    }, async (request, reply) => {
+      const hex = await publicApi.portalTxHex(request.params.txid.toLowerCase());
+      if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
+      return reply.type('text/plain; charset=utf-8').send(hex.toLowerCase());
+    });
 
-  /** Whether the caller may run the dry run, and as staff (the node's own reasons) or a client's key (filtered ones). */
-  async function authorise(request: FastifyRequest): Promise<boolean> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const token = match?.[1];
-    if (!token) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
-    if (isApiKeyFormat(token)) {
-      if ((await publicApi.clientOfApiKey(token)) === undefined) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
-      return false;
+    /** Whether the caller may run the dry run, and as staff (the node's own reasons) or a client's key (filtered ones). */
+    async function authorise(request: FastifyRequest): Promise<boolean> {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      const token = match?.[1];
+      if (!token) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
+      if (isApiKeyFormat(token)) {
+        if ((await publicApi.clientOfApiKey(token)) === undefined) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
+        return false;
+      }
+      if (!verifier) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
+      try {
+        await authenticate(request, verifier);
+      } catch (error) {
+        if (error instanceof ApiError && error.statusCode === 401) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
+        throw error;
+      }
+      return true;
     }
-    if (!verifier) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
-    try {
-      await authenticate(request, verifier);
-    } catch (error) {
-      if (error instanceof ApiError && error.statusCode === 401) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
-      throw error;
-    }
-    return true;
-  }
-};
+  };
+}
 
 declare module 'fastify' {
   interface FastifyRequest {

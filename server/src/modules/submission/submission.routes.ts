@@ -32,45 +32,47 @@ const PACKAGE_BODY_LIMIT = MAX_TX_HEX_CHARS + 64 * 1024;
 const errors = { 400: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse };
 
 /** Public routes: registered in the public scope, whose hook spends the caller's rate-limit budget (app.ts). */
-export const submissionRoutes: FastifyPluginAsyncTypebox<SubmissionRoutesOptions> = async (app, { service, webhooks, network }) => {
-  app.get('/getinfo', {
-    schema: {
-      tags: ['public'],
-      summary: 'Chain height, network and the current minimum fee rate, with a quote of the minimum that holds for a while',
-      querystring: InfoQuery,
-      response: { 200: InfoResponse, 400: ErrorResponse, 503: ErrorResponse },
-    },
-  }, (request) => service.info(network, request.query.client_code));
+export function submissionRoutes({ service, webhooks, network }: SubmissionRoutesOptions): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/getinfo', {
+      schema: {
+        tags: ['public'],
+        summary: 'Chain height, network and the current minimum fee rate, with a quote of the minimum that holds for a while',
+        querystring: InfoQuery,
+        response: { 200: InfoResponse, 400: ErrorResponse, 503: ErrorResponse },
+      },
+    }, (request) => service.info(network, request.query.client_code));
 
-  app.post('/parse-tx', {
-    bodyLimit: PACKAGE_BODY_LIMIT,
-    schema: {
-      tags: ['public'],
-      summary: 'Decode one transaction or a package and say whether each clears the current minimum fee',
-      body: TxHexesBody,
-      response: { 200: ParseResponse, ...errors },
-    },
-  }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip), quoteId: request.body.quote_id }));
+    app.post('/parse-tx', {
+      bodyLimit: PACKAGE_BODY_LIMIT,
+      schema: {
+        tags: ['public'],
+        summary: 'Decode one transaction or a package and say whether each clears the current minimum fee',
+        body: TxHexesBody,
+        response: { 200: ParseResponse, ...errors },
+      },
+    }, (request) => service.parse(request.body.tx_hexes, request.body.client_code, { clientAddress: addressGroup(request.ip), quoteId: request.body.quote_id }));
 
-  app.post('/submit-tx', {
-    bodyLimit: SINGLE_BODY_LIMIT,
-    schema: {
-      tags: ['public'],
-      summary: "Submit one transaction to the pool's mempool",
-      body: SubmitTxBody,
-      response: { 200: SubmitResponse, ...errors },
-    },
-  }, ({ body, ip }) =>
-    submitTx(service.context, body.tx_hex, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }, { callbackUrl: body.callback_url, webhooks }));
+    app.post('/submit-tx', {
+      bodyLimit: SINGLE_BODY_LIMIT,
+      schema: {
+        tags: ['public'],
+        summary: "Submit one transaction to the pool's mempool",
+        body: SubmitTxBody,
+        response: { 200: SubmitResponse, ...errors },
+      },
+    }, ({ body, ip }) =>
+      submitTx(service.context, body.tx_hex, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }, { callbackUrl: body.callback_url, webhooks }));
 
-  app.post('/submit-package', {
-    bodyLimit: PACKAGE_BODY_LIMIT,
-    schema: {
-      tags: ['public'],
-      summary: `Submit a package of up to ${MAX_PACKAGE_COUNT} transactions, parents first`,
-      body: SubmitPackageBody,
-      response: { 200: PackageResult, ...errors },
-    },
-  }, ({ body, ip }) =>
-    submitPackage(service.context, body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }, { callbackUrl: body.callback_url, webhooks }));
-};
+    app.post('/submit-package', {
+      bodyLimit: PACKAGE_BODY_LIMIT,
+      schema: {
+        tags: ['public'],
+        summary: `Submit a package of up to ${MAX_PACKAGE_COUNT} transactions, parents first`,
+        body: SubmitPackageBody,
+        response: { 200: PackageResult, ...errors },
+      },
+    }, ({ body, ip }) =>
+      submitPackage(service.context, body.tx_hexes, body.client_code, { clientAddress: addressGroup(ip), quoteId: body.quote_id }, { callbackUrl: body.callback_url, webhooks }));
+  };
+}
