@@ -28,7 +28,7 @@ import { auditLogAdminRoutes, auditLogViewRoutes } from './modules/audit-logs/au
 import { changeLogRoutes } from './modules/change-logs/change-logs.routes.ts';
 import { clientApiKeyAdminRoutes } from './modules/clients/api-keys.routes.ts';
 import { clientAdminRoutes, clientViewRoutes } from './modules/clients/clients.routes.ts';
-import { PUBLIC_API_TAG, publicApiRoutes } from './modules/public-api/public-api.routes.ts';
+import { SLIPSTREAM_API_TAG, slipstreamApiRoutes } from './modules/slipstream-api/slipstream-api.routes.ts';
 import { discountAdminRoutes, discountViewRoutes } from './modules/discounts/discounts.routes.ts';
 import { failedTxAdminRoutes, failedTxViewRoutes } from './modules/failed-txs/failed-txs.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
@@ -165,7 +165,7 @@ export async function buildApp(services: Services, options: AppOptions) {
       tags: [
         { name: 'public', description: 'Open to everyone, rate limited per IP' },
         {
-          name: PUBLIC_API_TAG,
+          name: SLIPSTREAM_API_TAG,
           description:
             'The Slipstream-compatible public API (/api/*): the same pricing, records, audit trail, rate limit and node verdicts as the public /rest-api routes, in the field names of the "Slipstream Beta API" its clients call; and block-explorer (Esplora) reads of the transactions submitted here. Open to everyone (the dry run needs an API key or a staff token), rate limited per IP in one budget with the public /rest-api routes, CORS for any origin',
         },
@@ -205,10 +205,10 @@ export async function buildApp(services: Services, options: AppOptions) {
     nodeCalls: services.nodeCalls,
     routes: async (scope) => {
       await scope.register(
-        publicApiRoutes({
+        slipstreamApiRoutes({
           submission: services.submission,
           status: services.status,
-          publicApi: services.publicApi,
+          slipstreamApi: services.slipstreamApi,
           network: services.network,
           version: options.version ?? '0.1.0',
           verifier: services.staff?.verifier,

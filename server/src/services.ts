@@ -1,5 +1,5 @@
 import { createApiKeyService, type ApiKeyService } from './modules/clients/api-keys.service.ts';
-import { createPublicApiService, type PublicApiService } from './modules/public-api/public-api.service.ts';
+import { createSlipstreamApiService, type SlipstreamApiService } from './modules/slipstream-api/slipstream-api.service.ts';
 import type { FastifyRateLimitStoreCtor as RateLimitStoreCtor } from '@fastify/rate-limit';
 import { sharedRateLimitStore, type SharedCounters } from './http/rate-limit-store.ts';
 import type { AuditWriter } from './audit/audit-writer.ts';
@@ -169,10 +169,10 @@ export interface Services {
   mempoolView: MempoolViewAccess;
   staff?: { verifier: TokenVerifier; login: LocalLoginService; signIn: SignInConfig };
   clients: ClientService;
-  /** Clients' API keys (the Clients screen; the public API's dry run checks them through publicApi). */
+  /** Clients' API keys (the Clients screen; the public API's dry run checks them through slipstreamApi). */
   apiKeys: ApiKeyService;
   /** What the Slipstream-compatible API reads beside submission and status: the best block, the portal's copies, API keys. */
-  publicApi: PublicApiService;
+  slipstreamApi: SlipstreamApiService;
   discounts: DiscountService;
   failedTxs: FailedTxService;
   settingsAdmin: SettingsService;
@@ -238,7 +238,7 @@ export function createServices(adapters: Adapters): Services {
       : {}),
     clients: createClientService(db),
     apiKeys: createApiKeyService(db),
-    publicApi: createPublicApiService({ db, rpc: meteredRpc }),
+    slipstreamApi: createSlipstreamApiService({ db, rpc: meteredRpc }),
     discounts: createDiscountService(db, adapters.generateCode ? { generateCode: adapters.generateCode } : {}),
     failedTxs: createFailedTxService(db),
     settingsAdmin: createSettingsService({ db, settings, network: adapters.network }),

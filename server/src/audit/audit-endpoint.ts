@@ -20,7 +20,7 @@ import type { FastifyRequest } from 'fastify';
  * Reading generously costs at most a row for a request that reached nothing.
  */
 
-/** The two APIs: the portal's own `/rest-api` and the Slipstream-compatible `/api` (modules/public-api; docs/glossary.md#the-two-public-apis). */
+/** The two APIs: the portal's own `/rest-api` and the Slipstream-compatible `/api` (modules/slipstream-api; docs/glossary.md#the-two-public-apis). */
 const API_PREFIXES = ['/rest-api', '/api'];
 const API_SEGMENTS = new Set(['rest-api', 'api']);
 export const MAX_ENDPOINT_CHARS = 512;

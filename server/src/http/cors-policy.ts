@@ -40,7 +40,7 @@ export interface CorsPolicy {
 }
 
 /** The `/api` tree is public throughout, routed or not: a preflight to a path no route takes gets a 404 it can read. */
-const PUBLIC_API_PATH = /^\/api(\/|$)/;
+const SLIPSTREAM_API_PATH = /^\/api(\/|$)/;
 
 export async function registerCorsPolicy(app: FastifyInstance, corsOrigins: readonly string[], budget: PublicRateLimit): Promise<CorsPolicy> {
   const publicPatterns = new Set<string>();
@@ -50,7 +50,7 @@ export async function registerCorsPolicy(app: FastifyInstance, corsOrigins: read
     // A real request is judged by the route it reached; a preflight (CORS's catch-all OPTIONS *) or an unrouted one by its path.
     if (pattern !== undefined && pattern !== '*' && pattern !== '/*' && !request.is404) return publicPatterns.has(pattern);
     const path = routerPath(request.url);
-    return PUBLIC_API_PATH.test(path) || publicPatterns.has(path);
+    return SLIPSTREAM_API_PATH.test(path) || publicPatterns.has(path);
   };
   await app.register(cors, {
     // For a request it refuses, the plugin adds nothing at all, and its preflight falls through to a 404.

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { MISSING_AUTHORIZATION_MESSAGE } from '../../src/modules/public-api/public-api.routes.ts';
+import { MISSING_AUTHORIZATION_MESSAGE } from '../../src/modules/slipstream-api/slipstream-api.routes.ts';
 import { launchBrowser, screenshot } from '../helpers/browser.ts';
 import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';

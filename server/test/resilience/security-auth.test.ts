@@ -27,7 +27,7 @@ import { concreteUrl, routeTable, type Route } from './helpers/route-table.ts';
 const PUBLIC: Array<[string, RegExp]> = [
   ['GET', /^\/rest-api\/(getinfo|status-check|status-stream|site-info|auth-config)$/],
   ['POST', /^\/rest-api\/(parse-tx|submit-tx|submit-package|notify-email)$/],
-  // The Slipstream-compatible API (public-api.routes.ts): public like the calls above; its dry run
+  // The Slipstream-compatible API (slipstream-api.routes.ts): public like the calls above; its dry run
   // (POST /api/mempool/tests) checks a client's API key or a staff token itself, outside the staff scope.
   ['GET', /^\/api\/(rates|system|block-info|transactions\/status|tx\/:txid(\/status|\/hex)?)$/],
   ['POST', /^\/api\/(transactions|transactions\/packages|mempool\/tests)$/],

@@ -101,7 +101,7 @@ for (const engine of testDatabases()) {
     function assertClearRefusal(res: LightMyRequestResponse, what: string): void {
       assert.equal(res.statusCode, 400, `${what}: HTTP ${res.statusCode} ${res.body.slice(0, 300)}`);
       const body = res.json<{ status?: string; is_success?: boolean; message: string }>();
-      // The Slipstream-compatible API's reads answer errors in its own shape (public-api.routes.ts).
+      // The Slipstream-compatible API's reads answer errors in its own shape (slipstream-api.routes.ts).
       if (what.startsWith('/api/')) assert.equal(body.is_success, false, what);
       else assert.equal(body.status, 'error', what);
       assert.ok(body.message.length > 0, what);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { thresholdRate } from '../pricing/fee-math.ts';
 import type { PortalSettings } from '../settings/settings.store.ts';
 import type { StatusResponse } from '../status/status.schemas.ts';
-import { chainName, explorerStatusOf, packageMembers, ratesOf, type Quote } from './public-api.mapping.ts';
+import { chainName, explorerStatusOf, packageMembers, ratesOf, type Quote } from './slipstream-api.mapping.ts';
 
 const settings = { feeRateFloor: 2, multiplier: 3 } as PortalSettings;
 const snapshot = { marketRate: 4, minRelayRate: 1, nextBlockFull: true, height: 101, publishedAt: 0 } as unknown as Quote['snapshot'];

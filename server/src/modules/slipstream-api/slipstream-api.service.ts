@@ -12,7 +12,7 @@ import { portalTxHex } from './portal-tx.repository.ts';
  * adds to it (the explorer routes)
  * and the client an API key belongs to (the dry run).
  */
-export function createPublicApiService(deps: { db: Database; rpc: RpcClient }) {
+export function createSlipstreamApiService(deps: { db: Database; rpc: RpcClient }) {
   const { db, rpc } = deps;
   return {
     async bestBlock(): Promise<{ height: number; hash: string; time: number }> {
@@ -36,4 +36,4 @@ export function createPublicApiService(deps: { db: Database; rpc: RpcClient }) {
   };
 }
 
-export type PublicApiService = ReturnType<typeof createPublicApiService>;
+export type SlipstreamApiService = ReturnType<typeof createSlipstreamApiService>;

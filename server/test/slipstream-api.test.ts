@@ -6,7 +6,7 @@ import { freePort } from '../dev/bitcoin/node-launcher.ts';
 import { NODE_UNAVAILABLE_MESSAGE } from '../src/http/errors.ts';
 import { TX_NOT_FOUND_MESSAGE } from '../src/modules/status/status.service.ts';
 import { FEE_TOO_LOW_MESSAGE, MISSING_INPUTS_MESSAGE } from '../src/modules/submission/submission.service.ts';
-import { EXPLORER_TX_NOT_FOUND_MESSAGE, MISSING_AUTHORIZATION_MESSAGE } from '../src/modules/public-api/public-api.routes.ts';
+import { EXPLORER_TX_NOT_FOUND_MESSAGE, MISSING_AUTHORIZATION_MESSAGE } from '../src/modules/slipstream-api/slipstream-api.routes.ts';
 import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';

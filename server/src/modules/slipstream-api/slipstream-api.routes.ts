@@ -13,7 +13,7 @@ import { checkTx } from '../submission/dry-run.ts';
 import { submitPackage } from '../submission/submit-package.ts';
 import { submitTx } from '../submission/submit-tx.ts';
 import type { WebhookService } from '../notifications/webhooks.service.ts';
-import { chainName, explorerStatusOf, explorerTxOf, packageMembers, ratesOf, txStatusOf } from './public-api.mapping.ts';
+import { chainName, explorerStatusOf, explorerTxOf, packageMembers, ratesOf, txStatusOf } from './slipstream-api.mapping.ts';
 import {
   BlockInfoResponse,
   ExplorerStatus,
@@ -33,13 +33,13 @@ import {
   TransactionResponse,
   TxStatusQuery,
   TxStatusResponse,
-} from './public-api.schemas.ts';
-import type { PublicApiService } from './public-api.service.ts';
+} from './slipstream-api.schemas.ts';
+import type { SlipstreamApiService } from './slipstream-api.service.ts';
 
 /**
  * The Slipstream-compatible public API (`/api/*`), beside `/rest-api/*`:
  * the same services (submission, status, pricing, settings, discounts),
- * answered in the public service's field names (public-api.mapping.ts), so
+ * answered in the public service's field names (slipstream-api.mapping.ts), so
  * that clients written against it need only a new base URL. Registered in
  * the public scope, whose hook spends the caller's per-address budget
  * shared with the public /rest-api routes (app.ts).
@@ -50,7 +50,7 @@ import type { PublicApiService } from './public-api.service.ts';
  */
 
 export const MISSING_AUTHORIZATION_MESSAGE = 'Missing or invalid Authorization header';
-export const PUBLIC_API_TAG = 'slipstream-api';
+export const SLIPSTREAM_API_TAG = 'slipstream-api';
 /**
  * The explorer reads' 404: they serve the portal's own transactions only,
  * from its records, so a transaction mined elsewhere is not found here even
@@ -65,10 +65,10 @@ declare module 'fastify' {
   }
 }
 
-export interface PublicApiOptions {
+export interface SlipstreamApiOptions {
   submission: SubmissionService;
   status: StatusService;
-  publicApi: PublicApiService;
+  slipstreamApi: SlipstreamApiService;
   network: string;
   version: string;
   /** Staff tokens are good for the dry run too; without, only clients' API keys. */
@@ -80,13 +80,13 @@ export interface PublicApiOptions {
 const SINGLE_BODY_LIMIT = MAX_TX_HEX_CHARS + 16 * 1024;
 const PACKAGE_BODY_LIMIT = MAX_TX_HEX_CHARS + 64 * 1024;
 
-const tags = [PUBLIC_API_TAG];
+const tags = [SLIPSTREAM_API_TAG];
 const readErrors = { 400: IsSuccessError, 404: IsSuccessError, 429: IsSuccessError, 503: IsSuccessError };
 const submitErrors = { 400: StatusError, 413: StatusError, 429: StatusError, 503: StatusError };
 
-export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTypebox {
+export function slipstreamApiRoutes(options: SlipstreamApiOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const { submission, status, publicApi, network, version, verifier, webhooks } = options;
+    const { submission, status, slipstreamApi, network, version, verifier, webhooks } = options;
     const reads = { errorShape: 'is_success' as const };
 
     // Errors in the shapes the public service answers; a refusal (422 on /rest-api) is its 400.
@@ -125,7 +125,7 @@ export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTy
       config: reads,
       schema: { tags, summary: 'The best block (height, hash, time) and the fee rates', response: { 200: BlockInfoResponse, ...readErrors } },
     }, async () => {
-      const [quote, best] = await Promise.all([submission.quote(undefined), publicApi.bestBlock()]);
+      const [quote, best] = await Promise.all([submission.quote(undefined), slipstreamApi.bestBlock()]);
       return {
         block_height: best.height,
         block_hash: best.hash,
@@ -197,11 +197,11 @@ export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTy
       schema: { tags, summary: "A transaction submitted here, as block explorers (Esplora) answer GET /api/tx/{txid}", params: ExplorerTxParams, response: { 200: ExplorerTx, ...readErrors } },
     }, async (request) => {
       const txid = request.params.txid.toLowerCase();
-      const hex = await publicApi.portalTxHex(txid);
+      const hex = await slipstreamApi.portalTxHex(txid);
       if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
       const [tx, answer] = [decodeTxHex(hex), await status.check(txid)];
       const { status: where } = answer.transaction;
-      return explorerTxOf(tx, answer, await publicApi.explorerDetails(tx, hex, where.confirmed ? where.block_hash : null));
+      return explorerTxOf(tx, answer, await slipstreamApi.explorerDetails(tx, hex, where.confirmed ? where.block_hash : null));
     });
 
     app.get('/tx/:txid/status', {
@@ -209,7 +209,7 @@ export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTy
       schema: { tags, summary: "A transaction submitted here: confirmed, and its block, as block explorers (Esplora) answer GET /api/tx/{txid}/status", params: ExplorerTxParams, response: { 200: ExplorerStatus, ...readErrors } },
     }, async (request) => {
       const txid = request.params.txid.toLowerCase();
-      if ((await publicApi.portalTxHex(txid)) === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
+      if ((await slipstreamApi.portalTxHex(txid)) === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
       return explorerStatusOf(await status.check(txid));
     });
 
@@ -222,7 +222,7 @@ export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTy
         response: { 200: { content: { 'text/plain': { schema: ExplorerTxHex } } }, ...readErrors },
       },
     }, async (request, reply) => {
-      const hex = await publicApi.portalTxHex(request.params.txid.toLowerCase());
+      const hex = await slipstreamApi.portalTxHex(request.params.txid.toLowerCase());
       if (hex === undefined) throw new ApiError(404, EXPLORER_TX_NOT_FOUND_MESSAGE);
       return reply.type('text/plain; charset=utf-8').send(hex.toLowerCase());
     });
@@ -233,7 +233,7 @@ export function publicApiRoutes(options: PublicApiOptions): FastifyPluginAsyncTy
       const token = match?.[1];
       if (!token) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
       if (isApiKeyFormat(token)) {
-        if ((await publicApi.clientOfApiKey(token)) === undefined) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
+        if ((await slipstreamApi.clientOfApiKey(token)) === undefined) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);
         return false;
       }
       if (!verifier) throw new ApiError(401, MISSING_AUTHORIZATION_MESSAGE);

@@ -5,7 +5,7 @@ import type { PortalSettings } from '../settings/settings.store.ts';
 import type { StatusResponse } from '../status/status.schemas.ts';
 import type { PackageResult } from '../submission/submission.schemas.ts';
 import type { ExplorerDetails } from './explorer-details.ts';
-import type { RatesResponse } from './public-api.schemas.ts';
+import type { RatesResponse } from './slipstream-api.schemas.ts';
 import type { Quote as SignedQuote } from '../quotes/quote-token.ts';
 
 /**
