@@ -93,18 +93,19 @@ for (const engine of testDatabases()) {
       assert.ok(rateToBeat - below.fee / below.vsize < 0.002, `${below.fee / below.vsize} against ${rateToBeat}`);
       await sendAndRecord(t, below);
       const belowAnswer = await status(t, below.txid);
-      assert.equal(belowAnswer.rate_to_beat, rateToBeat, 'the same size, the same next block: the same rate to beat');
-      assert.notEqual(belowAnswer.transaction.position.block, 0, `${below.fee / below.vsize} sat/vB against ${rateToBeat}`);
+      // The replacement's own figure: a signature a byte shorter can move it by a package at about the same rate.
+      assert.ok(below.fee / below.vsize < belowAnswer.rate_to_beat!, `${below.fee / below.vsize} against its own ${belowAnswer.rate_to_beat}`);
+      assert.notEqual(belowAnswer.transaction.position.block, 0, `${below.fee / below.vsize} sat/vB against ${belowAnswer.rate_to_beat}`);
       assert.ok(belowAnswer.bump, 'still not competitive: advised');
 
       // Just above: the other one's replacement pays at most 0.002 sat/vB more, and enters the next block.
-      const stillToBeat = (await status(t, aboveOriginal.txid)).rate_to_beat!;
-      assert.equal(stillToBeat, rateToBeat, 'the replacement below changed nothing in the next block');
-      const above = await replacementAt(aboveOriginal, Math.floor(rateToBeat * 1000) / 1000 + 0.001, 0.001, (tx) => tx.fee / tx.vsize > rateToBeat);
-      assert.ok(above.fee / above.vsize - rateToBeat < 0.002, `${above.fee / above.vsize} against ${rateToBeat}`);
+      const toBeat = (await status(t, aboveOriginal.txid)).rate_to_beat!;
+      assert.ok(Math.abs(toBeat - rateToBeat) < 0.001, `the replacement below left the next block as it was: ${toBeat} against ${rateToBeat}`);
+      const above = await replacementAt(aboveOriginal, Math.floor(toBeat * 1000) / 1000 + 0.001, 0.001, (tx) => tx.fee / tx.vsize > toBeat);
+      assert.ok(above.fee / above.vsize - toBeat < 0.002, `${above.fee / above.vsize} against ${toBeat}`);
       await sendAndRecord(t, above);
       const aboveAnswer = await status(t, above.txid);
-      assert.equal(aboveAnswer.transaction.position.block, 0, `${above.fee / above.vsize} sat/vB against ${rateToBeat}`);
+      assert.equal(aboveAnswer.transaction.position.block, 0, `${above.fee / above.vsize} sat/vB against ${toBeat}`);
       assert.equal(aboveAnswer.bump, null);
       // In the next block, the rate it beats there is at most what it pays.
       assert.ok(aboveAnswer.rate_to_beat! <= aboveAnswer.functional_rate! + 1e-9, `${aboveAnswer.rate_to_beat} against ${aboveAnswer.functional_rate}`);

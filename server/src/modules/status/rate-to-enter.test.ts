@@ -6,18 +6,18 @@ import { countedPackage, rateToBeatFor, rateToEnter } from './rate-to-enter.ts';
 
 /** A view whose next block holds `members` (vsize, functional rate) and nothing else, filled up to `blockWeightLimit`. */
 function viewOf(blockWeightLimit: number, members: Array<[number, number]>): MempoolView {
-  const txs = new Map(members.map(([vsize, functionalRate], i) => [String(i), { txid: String(i), vsize, functionalRate } as MempoolTxView]));
+  const txs = new Map(members.map(([vsize, functionalRate], i) => [String(i), { txid: String(i), vsize, weight: 4 * vsize, functionalRate } as MempoolTxView]));
   return {
     marketRate: 2,
     blockWeightLimit,
-    blocks: [{ vsize: members.reduce((a, [vsize]) => a + vsize, 0) }],
+    blocks: [{ vsize: members.reduce((a, [vsize]) => a + vsize, 0), weight: members.reduce((a, [vsize]) => a + 4 * vsize, 0) }],
     nextBlockTxids: () => [...txs.keys()],
     transaction: (txid: string) => txs.get(txid),
   } as unknown as MempoolView;
 }
 
 test('the room a package finds in the next block follows the configured block weight, not the consensus maximum', () => {
-  // 900,000 vB taken: a 4 MWU block (less the coinbase's 8,000 WU) has 97,999 vB left, a 3.608 MWU one (902,000 vB) 1,999.
+  // 900,000 vB (3.6 MWU) taken: a 4 MWU block (less the coinbase's 8,000 WU) has 392,000 WU left, a 3.608 MWU one 8,000.
   const members: Array<[number, number]> = [[300_000, 3], [300_000, 4], [300_000, 5]];
   assert.equal(rateToEnter(viewOf(4_000_000 - 8_000, members), 50_000), 2, 'room enough: the rate to beat');
   // The smaller block makes room only by pushing out its cheapest packages, and at their rate.
@@ -26,7 +26,7 @@ test('the room a package finds in the next block follows the configured block we
 });
 
 test('the rate to beat for a size: a transaction with its counted ancestors, those in the next block left out', () => {
-  // 902,000 vB of room, 900,000 taken: 1,999 vB free before anything is pushed out.
+  // 3.608 MWU of room, 3.6 MWU taken: 8,000 WU (a package under 2,000 vB) free before anything is pushed out.
   const view = viewOf(3_608_000, [[300_000, 3], [300_000, 4], [300_000, 5]]);
   const ancestor = (txid: string, fee: number, vsize: number) => ({ txid, fee, vsize, parents: [] }) as unknown as FamilyTx;
   const family = { rate: 1, ancestors: [ancestor('0', 900_000, 300_000), ancestor('a', 3_000, 1_500)], descendants: [], withOthers: false } as PortalFamily;

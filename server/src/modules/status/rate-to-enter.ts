@@ -52,17 +52,19 @@ export function countedPackage(tx: { fee: number; vsize: number }, view: Mempool
  * most its own rate there (the engine's).
  */
 export function rateToEnter(view: MempoolView, vsize: number): number {
-  // The block the projection fills: the configured -blockmaxweight less the coinbase's reserve, in vbytes.
-  // TestPackage refuses a package reaching the limit, hence the strict margin of one vbyte.
-  let room = Math.max(0, view.blockWeightLimit / 4 - (view.blocks[0]?.vsize ?? 0) - 1);
-  if (room >= vsize) return view.marketRate;
+  // TestPackage (node/miner.cpp), in weight units: the block's weight (its transactions' own weights, less than
+  // 4 × their rounded-up vsizes) plus 4 × the package's vsize must stay strictly below the configured
+  // -blockmaxweight less the coinbase's reserve.
+  const needed = 4 * vsize;
+  let room = view.blockWeightLimit - (view.blocks[0]?.weight ?? 0);
+  if (room > needed) return view.marketRate;
   const members = view.nextBlockTxids().map((txid) => view.transaction(txid)).filter((tx) => tx?.functionalRate != null) as Array<MempoolTxView & { functionalRate: number }>;
   members.sort((a, b) => a.functionalRate - b.functionalRate);
   let rate = view.marketRate;
   for (const tx of members) {
     rate = Math.max(rate, tx.functionalRate);
-    room += tx.vsize;
-    if (room >= vsize) break;
+    room += tx.weight;
+    if (room > needed) break;
   }
   return rate;
 }
