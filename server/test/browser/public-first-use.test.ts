@@ -115,7 +115,7 @@ describe('the two fee rates', () => {
     await page.goto(`${app.base}/status?txid=${tx.txid}`);
     await page.getByTestId('tx-status').getByText('Waiting for the next block').waitFor();
     const text = await details(page).innerText();
-    assert.match(text, /Rate to beat\s+\d+\.\d{2} sat\/vB\s*The lowest fee rate in the pool's next block/);
+    assert.match(text, /Rate to beat\s+\d+\.\d{2} sat\/vB\s*For this transaction's size, with its unconfirmed parents/);
     assert.match(text, /It is not the minimum to submit/);
     assert.match(text, /Odds of mining \(last 24 hours\)/, 'a waiting transaction keeps its odds');
     for (const width of [1280, 390]) {

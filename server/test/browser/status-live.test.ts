@@ -90,6 +90,10 @@ describe('status page, live and visual', () => {
     // The public mempool view is off: the strip shows no other block's figures.
     assert.equal(await page.locator('.sl-count').count(), 0);
     const advice = engine.bump!;
+    // One rate to beat on the page, for this transaction's size: the details' and the advice's.
+    assert.equal(advice.rate_to_beat, engine.rate_to_beat);
+    assert.equal(await page.getByTestId('advice-rate-to-beat').textContent(), `${engine.rate_to_beat!.toFixed(2)} sat/vB`);
+    assert.match(await page.locator('.status-details').innerText(), new RegExp(`Rate to beat\\s+${engine.rate_to_beat!.toFixed(2)} sat/vB`));
     assert.equal(await page.getByTestId('cpfp-fee').textContent(), `${advice.cpfp!.child_fee.toLocaleString('en-US')} sats`);
     assert.match((await page.getByTestId('bump-advice').textContent())!, new RegExp(advice.cpfp!.output));
     assert.equal(await page.getByTestId('rbf-fee').textContent(), `${advice.rbf!.fee.toLocaleString('en-US')} sats`);

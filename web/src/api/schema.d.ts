@@ -607,9 +607,10 @@ export interface paths {
                             odds_note: string | null;
                             expected_next_block_seconds: number | null;
                             market_rate: number | null;
+                            rate_to_beat: number | null;
                             functional_rate: number | null;
                             bump?: {
-                                /** @description The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it */
+                                /** @description The rate (sat/vB) the package must beat to enter the next block, the status answer's `rate_to_beat`: the market rate, or higher when the cheapest packages of the projected next block free too little room for its size */
                                 rate_to_beat: number;
                                 package: {
                                     /** @description This transaction and the unconfirmed ancestors submitted here that the projection counts with it (those not already in the next block) */
@@ -634,6 +635,8 @@ export interface paths {
                                     child_rate: number;
                                     /** @description The package rate with the child (sat/vB) */
                                     package_rate: number;
+                                    /** @description The rate (sat/vB) the package with the child must beat to enter the next block: the rate to beat for that larger size, so at least `rate_to_beat` */
+                                    rate_to_enter: number;
                                     explanation: string;
                                 } | null;
                                 rbf: {
@@ -1692,7 +1695,7 @@ export interface paths {
                             removal_reason: ("replaced" | "conflicted" | "evicted" | "unknown") | null;
                             replaced_by: string | null;
                             bump_advice: {
-                                /** @description The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it */
+                                /** @description The rate (sat/vB) the package must beat to enter the next block, the status answer's `rate_to_beat`: the market rate, or higher when the cheapest packages of the projected next block free too little room for its size */
                                 rate_to_beat: number;
                                 package: {
                                     /** @description This transaction and the unconfirmed ancestors submitted here that the projection counts with it (those not already in the next block) */
@@ -1717,6 +1720,8 @@ export interface paths {
                                     child_rate: number;
                                     /** @description The package rate with the child (sat/vB) */
                                     package_rate: number;
+                                    /** @description The rate (sat/vB) the package with the child must beat to enter the next block: the rate to beat for that larger size, so at least `rate_to_beat` */
+                                    rate_to_enter: number;
                                     explanation: string;
                                 } | null;
                                 rbf: {

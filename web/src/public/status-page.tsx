@@ -166,10 +166,14 @@ export function StatusPage({ txid }: { txid: string }) {
                 <div>
                   <dt>Rate to beat</dt>
                   <dd>
-                    {feeRate(data.market_rate)}
+                    {feeRate(data.rate_to_beat)}
                     <span className="hint">
-                      The lowest fee rate in the pool's next block right now: paying more puts this transaction in line for that block. It is not the
-                      minimum to submit, which the submit page shows.
+                      For this transaction's size, with its unconfirmed parents: what it must pay per vB to enter the pool's next block right now, so
+                      paying more puts it in line for that block.
+                      {data.rate_to_beat !== null && data.market_rate !== null && data.rate_to_beat > data.market_rate
+                        ? ` The lowest fee rate in that block is ${feeRate(data.market_rate)}, but a transaction this large must push out more than its cheapest ones.`
+                        : ''}{' '}
+                      It is not the minimum to submit, which the submit page shows.
                     </span>
                   </dd>
                 </div>

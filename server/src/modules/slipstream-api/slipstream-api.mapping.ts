@@ -62,7 +62,7 @@ export function txStatusOf(answer: StatusResponse) {
     weight: tx.weight,
     first_seen: tx.firstSeen,
     projected_block: tx.position.block,
-    rate_to_beat: answer.market_rate,
+    rate_to_beat: answer.rate_to_beat,
     functional_rate: answer.functional_rate,
     last_24h_odds: answer.last_24h_odds,
     last_7d_odds: answer.last_7d_odds,

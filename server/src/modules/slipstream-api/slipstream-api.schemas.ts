@@ -133,7 +133,7 @@ export const TxStatusResponse = Type.Object({
   weight: Nullable(Type.Integer()),
   first_seen: Nullable(Type.Integer({ description: 'Unix seconds' })),
   projected_block: Nullable(Type.Integer({ description: "0 = the pool's next block, 1 = the one after, …" })),
-  rate_to_beat: Nullable(Rate('The lowest package rate in the projected next block when it is full, else the node minimum')),
+  rate_to_beat: Nullable(Rate("The rate to beat for this transaction's size: what it, with its unconfirmed ancestors submitted here that are not already in the projected next block, must pay (strictly more) to enter that block. The lowest package rate in that block when it is full (else the node minimum), or higher when its cheapest packages and free room are smaller than this package; status-check's rate_to_beat. Null when it is not in the mempool")),
   functional_rate: Nullable(Rate('Its package rate with the unconfirmed ancestors it needs')),
   last_24h_odds: Nullable(Type.Number({ description: 'Percent of the last 144 blocks mined by the pool' })),
   last_7d_odds: Nullable(Type.Number({ description: 'Percent of the last 1,008 blocks mined by the pool' })),

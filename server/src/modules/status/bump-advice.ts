@@ -2,6 +2,7 @@ import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { RpcError, type RpcClient } from '../../bitcoin/rpc-client.ts';
 import { type MempoolTxView, type MempoolView, minimumFee } from '@slipstream/mempool-engine';
 import type { PortalFamily } from './portal-family.ts';
+import { countedPackage, feeAbove, rateToEnter } from './rate-to-enter.ts';
 import type { BumpAdvice } from './status.schemas.ts';
 
 /**
@@ -11,10 +12,10 @@ import type { BumpAdvice } from './status.schemas.ts';
  * a replacement evict, the fee that replacement must pay (RBF). Numbers
  * only: the portal builds no transaction for the user.
  *
- * The package is counted as the projection counts it (node/miner.cpp): the
- * transaction and its unconfirmed ancestors, less those already selected in
- * the projected next block (once selected, Core takes their fees and size
- * out of their descendants' package), at the node's sigop-adjusted vsize.
+ * The package is counted as the projection counts it (rate-to-enter.ts
+ * countedPackage): the transaction and its unconfirmed ancestors not
+ * already selected in the projected next block. Its rate to beat is the
+ * status answer's own `rate_to_beat`, the rate to beat for its size.
  * A replacement spends the same inputs, so it has the same parents and is
  * selected with the same ancestors: its fee is counted over that package too.
  *
@@ -119,32 +120,6 @@ export function isCompetitive(tx: MempoolTxView, view: MempoolView, rate: number
   return tx.position?.block === 0 && rate >= view.marketRate;
 }
 
-/**
- * The rate a package of `vsize` vbytes must beat to enter the next block:
- * the rate to beat, unless the cheapest packages of the projected next
- * block (and its free room) are too small to make way for it, in which case
- * the rate of the last one it must push out. A package just above the rate
- * to beat but larger than the room it frees lands in the block after.
- */
-export function rateToEnter(view: MempoolView, vsize: number): number {
-  // The block the projection fills: the configured -blockmaxweight less the coinbase's reserve, in vbytes.
-  // TestPackage refuses a package reaching the limit, hence the strict margin of one vbyte.
-  let room = Math.max(0, view.blockWeightLimit / 4 - (view.blocks[0]?.vsize ?? 0) - 1);
-  if (room >= vsize) return view.marketRate;
-  const members = view.nextBlockTxids().map((txid) => view.transaction(txid)).filter((tx) => tx?.functionalRate != null) as Array<MempoolTxView & { functionalRate: number }>;
-  members.sort((a, b) => a.functionalRate - b.functionalRate);
-  let rate = view.marketRate;
-  for (const tx of members) {
-    rate = Math.max(rate, tx.functionalRate);
-    room += tx.vsize;
-    if (room >= vsize) break;
-  }
-  return rate;
-}
-
-/** The lowest integer fee paying strictly more than `rate` over `vsize` vbytes, beating the rate rather than tying it. */
-export const feeAbove = (rate: number, vsize: number) => Math.floor(rate * vsize + 1e-9) + 1;
-
 const sats = (n: number) => `${n.toLocaleString('en-US')} sats`;
 const vbytes = (n: number) => `${n.toLocaleString('en-US')} vB`;
 
@@ -218,17 +193,9 @@ export function createBumpAdvisor(rpc: RpcClient) {
     const [own, node] = await Promise.all([txFacts(tx.txid), replacementPolicy()]);
 
     // Its unconfirmed ancestors submitted here that the projection counts with it: those not already paid for in the next block.
-    let ancestorFee = 0;
-    let ancestorVsize = 0;
-    let counted = 0;
-    for (const a of family.ancestors) {
-      if (view.transaction(a.txid)?.position?.block === 0) continue;
-      ancestorFee += a.fee;
-      ancestorVsize += a.vsize;
-      counted++;
-    }
-    const packageFee = tx.fee + ancestorFee;
-    const packageVsize = tx.vsize + ancestorVsize;
+    const { fee: packageFee, vsize: packageVsize, ancestors: counted, ancestorFee, ancestorVsize } = countedPackage(tx, view, family);
+    // The rate to beat for its size (rate-to-enter.ts): what the status answer shows, and what a replacement's package must beat.
+    const rateToBeat = rateToEnter(view, packageVsize);
     const withAncestors = counted === 0 ? 'this transaction' : `this transaction and ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'}`;
 
     // The fee a child of `childVsize` must pay, by the rate that lets the whole package in.
@@ -251,10 +218,10 @@ export function createBumpAdvisor(rpc: RpcClient) {
       .slice(0, MAX_OUTPUT_LOOKUPS);
     const spent = await spentByPortal(tx.txid, candidates.map((c) => c.vout), family);
     const chosen = candidates.find((c) => !spent.has(c.vout));
-    const { rate } = termsFor(chosen?.childVsize ?? ASSUMED_CHILD_VSIZE);
     let cpfp: BumpAdvice['cpfp'] = null;
     if (chosen) {
-      const { fee: childFee } = termsFor(chosen.childVsize);
+      // With its child the package is bigger, so the rate it must beat can be higher than the transaction's own.
+      const { rate, fee: childFee } = termsFor(chosen.childVsize);
       const script = SCRIPT_NAMES[chosen.scriptType];
       const childShape = script
         ? `one ${script} input, one P2WPKH output`
@@ -266,6 +233,7 @@ export function createBumpAdvisor(rpc: RpcClient) {
         child_fee: childFee,
         child_rate: childFee / chosen.childVsize,
         package_rate: (packageFee + childFee) / (packageVsize + chosen.childVsize),
+        rate_to_enter: rate,
         explanation:
           `Spend output ${chosen.vout} (${sats(chosen.sats)}) in a child of about ${vbytes(chosen.childVsize)} (${childShape}) paying ${sats(childFee)}: ` +
           `with ${withAncestors} (${vbytes(packageVsize)}, ${sats(packageFee)}) the package then pays more than ${rate.toFixed(2)} sat/vB, enough to enter the next block. A bigger child needs more.`,
@@ -284,8 +252,7 @@ export function createBumpAdvisor(rpc: RpcClient) {
       const bip125 = replaced + minimumFee(node.incrementalPerKvB, vsize);
       // Spending the same inputs, the replacement keeps the same parents: it enters the next block with the
       // ancestors the projection counts, so the package, not the replacement alone, must beat the rate.
-      const replacementRate = rateToEnter(view, ancestorVsize + vsize);
-      const competitive = feeAbove(replacementRate, ancestorVsize + vsize) - ancestorFee;
+      const competitive = feeAbove(rateToBeat, packageVsize) - ancestorFee;
       const fee = Math.max(bip125, competitive);
       rbf = {
         fee,
@@ -300,13 +267,13 @@ export function createBumpAdvisor(rpc: RpcClient) {
             ? `BIP125 asks for the ${sats(replaced)} it replaces plus the node's incremental relay fee for ${vbytes(vsize)}.`
             : counted === 0
               ? `more than the rate that enters the next block; BIP125 alone would ask ${sats(bip125)}.`
-              : `with its ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'} (${vbytes(ancestorVsize)}, ${sats(ancestorFee)}) it must pay more than ${replacementRate.toFixed(2)} sat/vB, ` +
+              : `with its ${counted} unconfirmed ancestor${counted === 1 ? '' : 's'} (${vbytes(ancestorVsize)}, ${sats(ancestorFee)}) it must pay more than ${rateToBeat.toFixed(2)} sat/vB, ` +
                 `the rate that enters the next block; BIP125 alone would ask ${sats(bip125)}.`),
       };
     }
 
     return {
-      rate_to_beat: rate,
+      rate_to_beat: rateToBeat,
       package: { vsize: packageVsize, fee: packageFee, ancestors: counted, rate: packageFee / packageVsize },
       cpfp,
       rbf,

@@ -2,6 +2,7 @@ import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import type { MempoolTxView, MempoolView, RemovedTx } from '@slipstream/mempool-engine';
 import type { PoolOdds } from '@slipstream/mempool-engine/queries/block-tracker';
 import type { PortalFamily } from './portal-family.ts';
+import { rateToBeatFor } from './rate-to-enter.ts';
 import type { Removal } from './removal-finder.ts';
 import type { StatusResponse } from './status.schemas.ts';
 
@@ -95,6 +96,7 @@ export function minedAnswer(txid: string, mined: MinedTx, gone: RemovedTx | unde
     state: 'confirmed',
     removal: null,
     market_rate: view.marketRate,
+    rate_to_beat: null,
     functional_rate: recorded?.functional_rate ?? null,
   };
 }
@@ -117,25 +119,30 @@ export function inMempoolAnswer(txid: string, view: MempoolView, tx: MempoolTxVi
       state: 'in_mempool',
       removal: null,
       market_rate: view.marketRate,
+      rate_to_beat: rateToBeatFor(tx, view, own),
       functional_rate: own.rate,
     };
   }
   // The engine has not projected it yet (it trails the node by a moment): the node's entry, and whether
-  // the portal's package of it beats the rate to beat.
+  // the portal's package of it beats the rate to beat for its size.
+  const fee = tx?.fee ?? btcToSats(entry!.fees.base);
+  const vsize = tx?.vsize ?? entry!.vsize;
+  const rateToBeat = rateToBeatFor({ fee, vsize }, view, own);
   return {
     transaction: {
       txid,
       weight: tx?.weight ?? entry!.weight,
-      fee: tx?.fee ?? btcToSats(entry!.fees.base),
+      fee,
       size,
-      vsize: tx?.vsize ?? entry!.vsize,
+      vsize,
       firstSeen,
-      position: { block: own.rate >= view.marketRate ? 0 : null, vsize: null },
+      position: { block: own.rate >= rateToBeat ? 0 : null, vsize: null },
       status: UNCONFIRMED,
     },
     state: 'in_mempool',
     removal: null,
     market_rate: view.marketRate,
+    rate_to_beat: rateToBeat,
     functional_rate: own.rate,
   };
 }
@@ -156,6 +163,7 @@ export function recordedConfirmedAnswer(txid: string, recorded: RecordedSubmissi
     state: 'confirmed',
     removal: null,
     market_rate: view.marketRate,
+    rate_to_beat: null,
     functional_rate: recorded.functional_rate,
   };
 }
@@ -176,6 +184,7 @@ export function goneAnswer(txid: string, recorded: RecordedSubmission | undefine
     state: 'not_in_mempool',
     removal: why,
     market_rate: view.marketRate,
+    rate_to_beat: null,
     functional_rate: recorded?.functional_rate ?? null,
   };
 }

@@ -19,7 +19,7 @@ export const RemovalReason = Type.Union(
 );
 
 export const BumpAdvice = Type.Object({
-  rate_to_beat: Type.Number({ description: 'The rate (sat/vB) the package must beat to enter the next block: the rate to beat, or higher when the cheapest packages of the projected next block free too little room for it' }),
+  rate_to_beat: Type.Number({ description: 'The rate (sat/vB) the package must beat to enter the next block, the status answer\'s `rate_to_beat`: the market rate, or higher when the cheapest packages of the projected next block free too little room for its size' }),
   package: Type.Object({
     vsize: Type.Integer({ description: 'This transaction and the unconfirmed ancestors submitted here that the projection counts with it (those not already in the next block)' }),
     fee: Type.Integer({ description: 'sats (base fees)' }),
@@ -33,6 +33,7 @@ export const BumpAdvice = Type.Object({
     child_fee: Type.Integer({ description: 'sats the child must pay' }),
     child_rate: Type.Number({ description: 'sat/vB' }),
     package_rate: Type.Number({ description: 'The package rate with the child (sat/vB)' }),
+    rate_to_enter: Type.Number({ description: 'The rate (sat/vB) the package with the child must beat to enter the next block: the rate to beat for that larger size, so at least `rate_to_beat`' }),
     explanation: Type.String(),
   }, { description: 'null when no output is large enough to pay for a child' })),
   rbf: Nullable(Type.Object({
@@ -82,7 +83,8 @@ export const StatusResponse = Type.Object({
   last_7d_odds: Nullable(Type.Number({ description: 'Percent of the last 1,008 blocks mined by the pool' })),
   odds_note: Nullable(Type.String({ description: 'Why the odds are unknown (null), e.g. the pool identification settings are blank; null when they are known' })),
   expected_next_block_seconds: Nullable(Type.Number({ description: "Expected wait for the pool's next block: 600 s ÷ its 24-hour share; null when it mined none" })),
-  market_rate: Nullable(Type.Number({ description: 'The rate to beat (sat/vB): the lowest package rate in the projected next block when it is full, else the node\'s minimum' })),
+  market_rate: Nullable(Type.Number({ description: 'The market rate (sat/vB): the lowest package rate in the projected next block when it is full, else the node\'s minimum; what a small transaction must beat (`rate_to_beat` counts this one\'s size)' })),
+  rate_to_beat: Nullable(Type.Number({ description: 'The rate to beat for this transaction\'s size (sat/vB): what it, with the unconfirmed ancestors submitted here that are not already in the projected next block, must pay (strictly more) to enter that block. The market rate, or higher when the block\'s cheapest packages and free room are smaller than its package, which must push them out: the rate of the last one pushed. For one already in that block, the rate its package beats there. Null when it is not in the mempool' })),
   functional_rate: Nullable(Type.Number({ description: 'The package rate (sat/vB, base fees) at which block assembly would take it, counting only the unconfirmed relatives submitted here (its ancestors, and children that pay for it)' })),
   bump: Type.Optional(Nullable(BumpAdvice)),
   child_pays_for_parent: Type.Optional(Nullable(Type.Object({

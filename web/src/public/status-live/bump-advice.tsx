@@ -6,7 +6,8 @@ type Advice = NonNullable<TxStatus['bump']>;
 /**
  * How to lift a transaction that is not competitive, as the server computed
  * it (server/src/modules/status/bump-advice.ts): a child's fee (CPFP) and a
- * replacement's (RBF). Numbers with their explanation; the portal builds
+ * replacement's (RBF). The rate to enter is the page's "Rate to beat", the
+ * rate to beat for the transaction's size. Numbers with their explanation; the portal builds
  * no transaction.
  */
 export function BumpAdvicePanel({ advice }: { advice: Advice }) {
@@ -17,7 +18,7 @@ export function BumpAdvicePanel({ advice }: { advice: Advice }) {
       <p className="hint">
         Package: {count(advice.package.vsize, ' vB')}, {count(advice.package.fee, ' sats')} ({feeRate(advice.package.rate)}
         {advice.package.ancestors > 0 ? `, with ${advice.package.ancestors} unconfirmed ancestor${advice.package.ancestors === 1 ? '' : 's'}` : ''}); rate to enter the
-        next block: {feeRate(advice.rate_to_beat)}.
+        next block: <span data-testid="advice-rate-to-beat">{feeRate(advice.rate_to_beat)}</span>, the rate to beat for its size.
       </p>
       <dl className="details sl-advice-figures">
         {advice.cpfp && (
