@@ -121,8 +121,9 @@ for (const engine of testDatabases()) {
       assert.equal(cpfp.child_vsize, ASSUMED_CHILD_VSIZE);
       // Just above the rate that enters the next block over the package with the assumed child, and not a sat more.
       const total = cheap.vsize + ASSUMED_CHILD_VSIZE;
-      assert.ok((cheap.fee + cpfp.child_fee) / total > bump.rate_to_beat);
-      assert.ok((cheap.fee + cpfp.child_fee - 1) / total <= bump.rate_to_beat);
+      assert.ok(cpfp.rate_to_enter >= bump.rate_to_beat, `${cpfp.rate_to_enter} against ${bump.rate_to_beat}`);
+      assert.ok((cheap.fee + cpfp.child_fee) / total > cpfp.rate_to_enter);
+      assert.ok((cheap.fee + cpfp.child_fee - 1) / total <= cpfp.rate_to_enter);
 
       const child = await payingExactly(cpfp.child_fee, ASSUMED_CHILD_VSIZE, (feeRate) => node.buildChild({ parentHex: cheap.hex, vout: Number(vout), feeRate }));
       await node.rpc.call('sendrawtransaction', [child.hex]);
