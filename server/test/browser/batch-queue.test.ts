@@ -510,7 +510,13 @@ describe('a PSBT in the single-paste box', () => {
     await summary.getByText(short(txid)).waitFor();
     assert.equal((await mempool()).includes(txid), false, 'decoding sends nothing');
     await page.getByRole('button', { name: 'SUBMIT', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Transaction accepted into the mempool.' }).getByText(txid).waitFor();
+    try {
+      await page.getByRole('status').filter({ hasText: 'Transaction accepted into the mempool.' }).getByText(txid).waitFor();
+    } catch (error) {
+      // Say what the page showed instead, and whether the node took it, rather than only that the toast never came.
+      const shown = [...(await page.getByRole('status').allInnerTexts()), ...(await page.getByRole('alert').allInnerTexts())];
+      assert.fail(`no accepted toast for ${txid}; the page shows ${JSON.stringify(shown)}; in the node's mempool: ${(await mempool()).includes(txid)} (${(error as Error).message.split('\n')[0]})`);
+    }
     assert.equal((await mempool()).includes(txid), true, 'the node has the extracted transaction');
     await page.close();
   });
