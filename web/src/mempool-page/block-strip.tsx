@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, type CSSProperties } from 'react';
+import { memo, useLayoutEffect, useRef, type CSSProperties } from 'react';
 import { ago, count, feeColour, fees, fill, fillText, rate, txCount } from './mempool-format.ts';
 import type { MinedBlockSummary, ProjectedBlockSummary } from './mempool-state.ts';
 
@@ -15,7 +15,8 @@ function projectedLabel(index: number): string {
   return index === 0 ? 'Next block' : `Block ${index + 1}`;
 }
 
-function ProjectedCube({ block }: { block: ProjectedBlockSummary }) {
+/** Memoised: the strip re-renders every second for the mined blocks' ages; a projected block changes only with the mempool. */
+const ProjectedCube = memo(function ProjectedCube({ block }: { block: ProjectedBlockSummary }) {
   const full = fill(block);
   const colour = feeColour(block.medianRate);
   // A sliver even for a nearly empty block, so that it never looks like no block at all.
@@ -43,7 +44,7 @@ function ProjectedCube({ block }: { block: ProjectedBlockSummary }) {
       <p className="mp-block-label">{projectedLabel(block.index)}</p>
     </li>
   );
-}
+});
 
 function MinedCube({ block, nowSeconds }: { block: MinedBlockSummary; nowSeconds: number }) {
   return (

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { memo, useId } from 'react';
 import { axisVbytes, bucketRange, count, displayBuckets, feeColour, niceTicks, rate, txCount, vsize, type DisplayBucket } from './mempool-format.ts';
 import type { FeeHistogramBucket } from './mempool-state.ts';
 import { useElementSize } from './use-element-size.ts';
@@ -24,7 +24,8 @@ function slotOf(buckets: DisplayBucket[], satPerVb: number): number | null {
   return null;
 }
 
-export function FeeHistogram({ histogram, nextBlockMinRate }: { histogram: FeeHistogramBucket[]; nextBlockMinRate: number | null }) {
+/** Memoised: the page re-renders every second for its "N s ago" labels; the chart changes only with the mempool. */
+export const FeeHistogram = memo(function FeeHistogram({ histogram, nextBlockMinRate }: { histogram: FeeHistogramBucket[]; nextBlockMinRate: number | null }) {
   const [box, size] = useElementSize<HTMLDivElement>();
   const titleId = useId();
   const buckets = displayBuckets(histogram);
@@ -117,4 +118,4 @@ export function FeeHistogram({ histogram, nextBlockMinRate }: { histogram: FeeHi
       )}
     </>
   );
-}
+});

@@ -1,8 +1,10 @@
+import { memo } from 'react';
 import { ago, approxDuration, count, fees, percent, vsize } from './mempool-format.ts';
 import type { MempoolDashboardState } from './mempool-state.ts';
 
 /** The mempool's totals: how much is waiting, and what it pays. */
-export function MempoolTotals({ mempool }: { mempool: MempoolDashboardState['mempool'] }) {
+/** Memoised: the page re-renders every second; the totals change only with the mempool. */
+export const MempoolTotals = memo(function MempoolTotals({ mempool }: { mempool: MempoolDashboardState['mempool'] }) {
   // A block holds at most 1,000,000 vB (4,000,000 weight units, BIP 141).
   const blocksWorth = mempool.vsize / 1_000_000;
   return (
@@ -28,7 +30,7 @@ export function MempoolTotals({ mempool }: { mempool: MempoolDashboardState['mem
       </dl>
     </section>
   );
-}
+});
 
 function ShareRow({ label, value }: { label: string; value: number | null }) {
   return (
