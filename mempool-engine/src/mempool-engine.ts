@@ -8,6 +8,7 @@ import { createBlockTracker, type BlockTracker, type PoolOdds, type PoolRecognis
 import { createDashboardFeed, type DashboardFeed } from './queries/dashboard-feed.ts';
 import type { MempoolFeed } from './queries/mempool-feed.ts';
 import { buildView, type MempoolView } from './queries/mempool-view.ts';
+import { compareTemplate, fetchNodeTemplate, overlayTemplate, templateDiffers, type NodeTemplate, type TemplateComparison } from './queries/node-template.ts';
 import { createPoolSettingsReader, type PoolSettingsReader } from './queries/pool-settings.ts';
 import { PublishedViews } from './queries/published-views.ts';
 import type { Logger } from './logger.ts';
@@ -37,11 +38,23 @@ export type { MempoolTxView, MempoolView } from './queries/mempool-view.ts';
 export type { FamilyTx } from './queries/mempool-family.ts';
 export type { CoinbaseInfo, PoolRecogniser } from './queries/block-tracker.ts';
 export type { RemovedTx } from './mirror/mempool-mirror.ts';
+export type { TemplateComparison } from './queries/node-template.ts';
 export type { Logger } from './logger.ts';
 export type { RpcCaller } from './rpc-caller.ts';
 export { minimumFee } from './projection/block-packages.ts';
 
 export type MempoolHealth = MirrorHealth & ProjectionStats;
+
+/** The last comparison of the projection's block 0 with the node's template (queries/node-template.ts). */
+export interface TemplateCheck {
+  /** Undefined before the first comparison (or when checks are off). */
+  comparison: TemplateComparison | undefined;
+  /** Whose block 0 the views answer with now. */
+  following: 'projection' | 'node-template';
+  /** The last getblocktemplate failure, cleared by the next success. */
+  lastError: string | undefined;
+  checks: number;
+}
 
 /** What the HTTP layer reads (never starts or stops anything). */
 export interface MempoolReader {
@@ -62,6 +75,8 @@ export interface MempoolReader {
    */
   minedBlockOf(txid: string): Promise<{ hash: string; height: number } | undefined>;
   health(): MempoolHealth;
+  /** How the projection's block 0 compares with the node's own template. */
+  templateCheck(): TemplateCheck;
 }
 
 export interface MempoolEngine extends MempoolReader {
@@ -94,6 +109,8 @@ export interface MempoolEngineOptions {
   /** How long view() waits for the first projection (default 30 s). */
   firstViewTimeoutMs?: number;
   assembler?: BlockAssemblerOptions;
+  /** Ask the node for its block template (and follow it for block 0 when it differs) at most this often (default 30 s; 0: never). */
+  templateCheckEveryMs?: number;
   sync?: Partial<Pick<MirrorSyncOptions, 'pollIntervalMs' | 'checkIntervalMs' | 'entryBatchSize' | 'zmqDropMessage'>>;
   now?: () => number;
 }
@@ -119,6 +136,19 @@ interface Engine {
   started: boolean;
   stopped: boolean;
   lagWarnedAtMs: number;
+  template: TemplateState;
+}
+
+interface TemplateState {
+  everyMs: number;
+  timer: NodeJS.Timeout | undefined;
+  running: boolean;
+  latest: NodeTemplate | undefined;
+  comparison: TemplateComparison | undefined;
+  lastError: string | undefined;
+  checks: number;
+  /** The last view answered through the template, kept while neither changes. */
+  overlaid: { view: MempoolView; template: NodeTemplate; result: MempoolView } | undefined;
 }
 
 export function createMempoolEngine(options: MempoolEngineOptions): MempoolEngine {
@@ -132,10 +162,16 @@ export function createMempoolEngine(options: MempoolEngineOptions): MempoolEngin
     minedBlockOf: (txid) => minedBlockOf(engine, txid),
     txidIndex: () => engine.tracker.indexed(),
     health: () => ({ ...engine.sync.health(), ...engine.scheduler.stats }),
+    templateCheck: () => templateCheck(engine),
     start() {
       if (engine.started || engine.stopped) return;
       engine.started = true;
       engine.sync.start();
+      const { template } = engine;
+      if (template.everyMs > 0) {
+        template.timer = setInterval(() => void checkTemplate(engine), template.everyMs);
+        template.timer.unref();
+      }
     },
     stop: () => stop(engine),
   };
@@ -179,6 +215,7 @@ function assemble(options: MempoolEngineOptions): Engine {
     started: false,
     stopped: false,
     lagWarnedAtMs: Number.NEGATIVE_INFINITY,
+    template: { everyMs: options.templateCheckEveryMs ?? 30_000, timer: undefined, running: false, latest: undefined, comparison: undefined, lastError: undefined, checks: 0, overlaid: undefined },
   };
   return engine;
 }
@@ -198,6 +235,11 @@ function publish(engine: Engine, finished: FinishedProjection): void {
 
 
 async function view(engine: Engine): Promise<MempoolView> {
+  return followTemplate(engine, await projectedView(engine));
+}
+
+/** The projection's view, as published. */
+async function projectedView(engine: Engine): Promise<MempoolView> {
   const { sync, views, now } = engine;
   if (engine.stopped) throw engine.options.unavailableError('The mempool engine is stopped');
   if (engine.consistency === 'synced') {
@@ -218,7 +260,57 @@ async function viewWith(engine: Engine, txid: string, timeoutMs: number): Promis
   const current = await view(engine);
   const tx = current.transaction(txid);
   if (tx?.projected || (!tx && engine.consistency === 'synced')) return current;
-  return engine.views.withTx(txid, current, timeoutMs);
+  return followTemplate(engine, await engine.views.withTx(txid, current, timeoutMs));
+}
+
+/**
+ * `projected`, with block 0 as the node's template has it when the last
+ * comparison found them different and the template is still for this tip
+ * (queries/node-template.ts). A new block ends it at once: the template's
+ * transactions are mined or stale.
+ */
+function followTemplate(engine: Engine, projected: MempoolView): MempoolView {
+  const { template } = engine;
+  const latest = template.latest;
+  if (!latest || !template.comparison || !templateDiffers(template.comparison) || latest.previousBlockHash !== projected.tip.hash) return projected;
+  const cached = template.overlaid;
+  if (cached && cached.view === projected && cached.template === latest) return cached.result;
+  const result = overlayTemplate(projected, latest);
+  template.overlaid = { view: projected, template: latest, result };
+  return result;
+}
+
+/** One getblocktemplate, compared with the latest view; skipped while one runs or before the first view. */
+async function checkTemplate(engine: Engine): Promise<void> {
+  const { template } = engine;
+  const current = engine.views.latest?.view;
+  if (template.running || engine.stopped || !current) return;
+  template.running = true;
+  try {
+    const fetched = await fetchNodeTemplate(engine.options.rpc, engine.now);
+    const against = engine.views.latest?.view ?? current;
+    const differed = template.comparison !== undefined && templateDiffers(template.comparison);
+    template.latest = fetched;
+    template.comparison = compareTemplate(against, fetched);
+    template.lastError = undefined;
+    template.checks++;
+    // Said when it starts to differ, not every check while it does.
+    if (!differed && template.comparison && templateDiffers(template.comparison)) {
+      const { templateOnly, projectionOnly, agreement } = template.comparison;
+      engine.log.info({ templateOnly, projectionOnly, agreement: Number(agreement.toFixed(4)) }, "mempool engine: the node's block template differs from the projection; block 0 follows the node");
+    }
+  } catch (error) {
+    template.lastError = (error as Error).message;
+  } finally {
+    template.running = false;
+  }
+}
+
+function templateCheck(engine: Engine): TemplateCheck {
+  const { template } = engine;
+  const tip = engine.views.latest?.view.tip.hash;
+  const following = template.comparison && templateDiffers(template.comparison) && template.latest?.previousBlockHash === tip ? 'node-template' : 'projection';
+  return { comparison: template.comparison, following, lastError: template.lastError, checks: template.checks };
 }
 
 async function odds(engine: Engine): Promise<PoolOdds> {
@@ -238,6 +330,7 @@ async function minedBlockOf(engine: Engine, txid: string): Promise<{ hash: strin
 async function stop(engine: Engine): Promise<void> {
   if (engine.stopped) return;
   engine.stopped = true;
+  clearInterval(engine.template.timer);
   engine.scheduler.stop();
   engine.views.close(engine.options.unavailableError('The mempool engine stopped'));
   engine.dashboard.close();

@@ -31,6 +31,7 @@ export async function generateOpenApi(): Promise<object> {
       removal: () => undefined,
       minedBlockOf: () => unused('mempool engine'),
       health: () => unused('mempool engine'),
+      templateCheck: () => unused('mempool engine'),
     },
     settings: { get: () => unused('settings'), invalidate: () => {} },
     records: { keep: () => unused('records'), drain: () => unused('records'), spooled: () => unused('records'), idle: async () => {}, track: (work) => work, close: async () => {} },

@@ -29,7 +29,7 @@ import { makePrivateDir } from './lib/private-dir.ts';
 import type { Logger } from './lib/logger.ts';
 import { instrumentRpc } from './metrics/instrument-rpc.ts';
 import { createMetrics } from './metrics/metrics-registry.ts';
-import { createMempoolEngine, type MempoolEngine } from '@slipstream/mempool-engine';
+import { createMempoolEngine, type MempoolEngine, type MempoolEngineOptions } from '@slipstream/mempool-engine';
 import { createEngineMarketSource } from './modules/pricing/market-rate.ts';
 import { connectStandardPolicy, type StandardPolicyConnection } from './modules/policy/connect-policy.ts';
 import { connectPublicMempool } from './modules/submission/public-mempool.ts';
@@ -140,6 +140,10 @@ export function createPortalMempool(options: {
   consistency?: 'latest' | 'synced';
   /** The node's block policy (config BLOCK_MAX_WEIGHT, BLOCK_MIN_TX_FEE); Core's defaults without it. */
   blockPolicy?: AppConfig['blockPolicy'];
+  /** How often the node's block template is compared with the projection (the engine's default, 30 s, without it). */
+  templateCheckEveryMs?: number;
+  /** How the mirror follows the node (the engine's defaults without). */
+  sync?: MempoolEngineOptions['sync'];
 }): MempoolEngine {
   return createMempoolEngine({
     rpc: options.rpc,
@@ -147,6 +151,8 @@ export function createPortalMempool(options: {
     zmqUrl: options.zmqUrl,
     log: options.log,
     consistency: options.consistency ?? 'latest',
+    ...(options.templateCheckEveryMs !== undefined ? { templateCheckEveryMs: options.templateCheckEveryMs } : {}),
+    ...(options.sync ? { sync: options.sync } : {}),
     ...(options.blockPolicy ? { assembler: { maxBlockWeight: options.blockPolicy.maxBlockWeight, blockMinFeeRatePerKvB: options.blockPolicy.minFeeRatePerKvB } } : {}),
     poolRecogniser: async () => {
       const current = await options.settings.get();

@@ -36,6 +36,10 @@ export interface Metrics {
   readonly nodeLastContact: Gauge;
   readonly mempoolTxCount: Gauge;
   readonly tipHeight: Gauge;
+  readonly templateAgreement: Gauge;
+  readonly templateDifference: Gauge<'side'>;
+  readonly templateFollowed: Gauge;
+  readonly templateChecked: Gauge;
   readonly jobQueueDepth: Gauge<'kind'>;
   readonly jobQueueOldestAge: Gauge<'kind'>;
   readonly auditWriteLag: Gauge;
@@ -116,6 +120,19 @@ export function createMetrics(): Metrics {
     nodeLastContact: new Gauge({ name: 'slipstream_node_last_contact_timestamp_seconds', help: 'When the node last answered the mempool mirror (Unix seconds; 0 before the first answer)', registers }),
     mempoolTxCount: new Gauge({ name: 'slipstream_mempool_transactions', help: "Transactions in the mirror of the node's mempool (0 before the first projection)", registers }),
     tipHeight: new Gauge({ name: 'slipstream_chain_tip_height', help: 'Height of the newest block the mempool engine has seen (0 before the first)', registers }),
+    templateAgreement: new Gauge({
+      name: 'slipstream_block_template_agreement_ratio',
+      help: "The weight the projection's next block and the node's block template both hold, over the larger one's weight (1: the same transactions; 1 before the first comparison)",
+      registers,
+    }),
+    templateDifference: new Gauge({
+      name: 'slipstream_block_template_difference_transactions',
+      help: "Transactions in only one of the two next blocks, at the last comparison: side 'template_only' (the node takes it, the projection does not) or 'projection_only'",
+      labelNames: ['side'] as const,
+      registers,
+    }),
+    templateFollowed: new Gauge({ name: 'slipstream_block_template_followed', help: "1 while the next block's positions and rate to beat come from the node's template (it differs from the projection), 0 while from the projection", registers }),
+    templateChecked: new Gauge({ name: 'slipstream_block_template_checked_timestamp_seconds', help: "When the node's block template was last compared with the projection (Unix seconds; 0 before the first)", registers }),
     jobQueueDepth: new Gauge({
       name: 'slipstream_job_queue_depth',
       help: "Open jobs (queued or running) by kind",

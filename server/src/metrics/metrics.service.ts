@@ -20,7 +20,7 @@ import type { NodeHealth, RpcErrorCount, SummaryDay, SummaryResponse } from './m
 export interface MetricsServiceDeps {
   metrics: Metrics;
   db: Queryable;
-  mempool: Pick<MempoolReader, 'health' | 'feed'>;
+  mempool: Pick<MempoolReader, 'health' | 'feed' | 'templateCheck'>;
   audit: Pick<AuditWriter, 'stats' | 'oldestQueuedAtMs'>;
   clock: Clock;
   log: Logger;
@@ -98,6 +98,12 @@ export function createMetricsService(deps: MetricsServiceDeps): MetricsService {
     const state = mempool.feed.current();
     metrics.mempoolTxCount.set(state?.mempool.txCount ?? 0);
     metrics.tipHeight.set(state?.recentBlocks[0]?.height ?? 0);
+    const { comparison, following } = mempool.templateCheck();
+    metrics.templateAgreement.set(comparison?.agreement ?? 1);
+    metrics.templateDifference.set({ side: 'template_only' }, comparison?.templateOnly ?? 0);
+    metrics.templateDifference.set({ side: 'projection_only' }, comparison?.projectionOnly ?? 0);
+    metrics.templateFollowed.set(following === 'node-template' ? 1 : 0);
+    metrics.templateChecked.set((comparison?.checkedAtMs ?? 0) / 1000);
   }
 
   function readAudit(now: Date): void {

@@ -109,7 +109,7 @@ export interface TestAppOptions {
    * the node's ZMQ notifications unless `zmq` is false or `rpc` points
    * elsewhere.
    */
-  mempool?: { consistency?: MempoolEngineOptions['consistency']; zmq?: boolean };
+  mempool?: { consistency?: MempoolEngineOptions['consistency']; zmq?: boolean; templateCheckEveryMs?: number; sync?: MempoolEngineOptions['sync'] };
   /** The block the projection fills (BLOCK_MAX_WEIGHT, BLOCK_MIN_TX_FEE); Core's defaults without. */
   blockPolicy?: AppConfig['blockPolicy'];
   /**
@@ -144,7 +144,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   await portalTxids.start();
   const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50, portalTxids });
   const zmqUrl = node && !options.rpc && options.mempool?.zmq !== false ? node.zmqSequenceUrl : undefined;
-  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced', ...(options.blockPolicy ? { blockPolicy: options.blockPolicy } : {}) });
+  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced', ...(options.mempool?.templateCheckEveryMs !== undefined ? { templateCheckEveryMs: options.mempool.templateCheckEveryMs } : {}), ...(options.mempool?.sync ? { sync: options.mempool.sync } : {}), ...(options.blockPolicy ? { blockPolicy: options.blockPolicy } : {}) });
   const services = createServices({
     db,
     rpc: options.serviceRpcCalls ? countingRpc(rpc, options.serviceRpcCalls) : rpc,

@@ -5012,6 +5012,19 @@ export interface paths {
                                     ours: boolean;
                                 }[];
                             };
+                            /** @description The projection's next block against the node's own block template (getblocktemplate, at most every 30 s) */
+                            template: {
+                                /** @description Whose next block the status answers use: the projection's, or the node's template while the two differ */
+                                following: "projection" | "node_template";
+                                checked_at: string | null;
+                                checks: number;
+                                last_error: string | null;
+                                template_txs: number | null;
+                                projection_txs: number | null;
+                                template_only: number | null;
+                                projection_only: number | null;
+                                agreement: number | null;
+                            };
                         };
                     };
                 };

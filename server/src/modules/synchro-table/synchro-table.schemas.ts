@@ -39,5 +39,21 @@ export const SynchroTableResponse = Type.Object({
     },
     { description: 'The block tracker: the chain tip and whose the recent blocks are' },
   ),
+  template: Type.Object(
+    {
+      following: Type.Union([Type.Literal('projection'), Type.Literal('node_template')], {
+        description: "Whose next block the status answers use: the projection's, or the node's template while the two differ",
+      }),
+      checked_at: Nullable(Type.String({ format: 'date-time', description: 'When the last comparison was made; null before the first' })),
+      checks: Type.Integer({ minimum: 0 }),
+      last_error: Nullable(Type.String({ description: "The node's last getblocktemplate failure; null when the last one succeeded" })),
+      template_txs: Nullable(Type.Integer({ minimum: 0, description: "Transactions in the node's template" })),
+      projection_txs: Nullable(Type.Integer({ minimum: 0, description: "Transactions in the projection's next block" })),
+      template_only: Nullable(Type.Integer({ minimum: 0, description: 'In the template, not in the projection' })),
+      projection_only: Nullable(Type.Integer({ minimum: 0, description: 'In the projection, not in the template' })),
+      agreement: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'The weight both hold, over the larger block' })),
+    },
+    { description: "The projection's next block against the node's own block template (getblocktemplate, at most every 30 s)" },
+  ),
 });
 export type SynchroTableResponse = Static<typeof SynchroTableResponse>;

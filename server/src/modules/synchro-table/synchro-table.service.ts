@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import { RpcTransportError } from '../../bitcoin/rpc-client.ts';
-import type { MempoolReader, MempoolView } from '@slipstream/mempool-engine';
+import type { MempoolReader, MempoolView, TemplateCheck } from '@slipstream/mempool-engine';
 import type { PoolOdds } from '@slipstream/mempool-engine/queries/block-tracker';
 import type { SynchroTableResponse } from './synchro-table.schemas.ts';
 
@@ -40,8 +40,23 @@ export function createSynchroTableService(deps: { mempool: MempoolReader; clock:
           odds_note: odds.note,
           recent: odds.recentBlocks,
         },
+        template: templateRow(mempool.templateCheck()),
       };
     },
+  };
+}
+
+function templateRow({ comparison, following, lastError, checks }: TemplateCheck): SynchroTableResponse['template'] {
+  return {
+    following: following === 'node-template' ? 'node_template' : 'projection',
+    checked_at: comparison ? new Date(comparison.checkedAtMs).toISOString() : null,
+    checks,
+    last_error: lastError ?? null,
+    template_txs: comparison?.templateTxs ?? null,
+    projection_txs: comparison?.projectionTxs ?? null,
+    template_only: comparison?.templateOnly ?? null,
+    projection_only: comparison?.projectionOnly ?? null,
+    agreement: comparison?.agreement ?? null,
   };
 }
 
