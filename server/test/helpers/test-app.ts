@@ -125,6 +125,16 @@ export interface TestAppOptions {
   authKey?: Adapters['authKey'];
 }
 
+/**
+ * The production default, except where a test gives the portal a block
+ * policy its node does not have (a small block, to spread a few transactions
+ * over several): the node's template would differ by design, and block 0
+ * would follow it.
+ */
+function templateCheckEveryMs(options: TestAppOptions): number | undefined {
+  return options.mempool?.templateCheckEveryMs ?? (options.blockPolicy ? 0 : undefined);
+}
+
 export function nodeRpc(node: TestNode, timeoutMs = 30_000): RpcClient {
   return createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs, maxConcurrency: 8 });
 }
@@ -144,7 +154,7 @@ export async function startTestApp(node: TestNode | undefined, db: Database, opt
   await portalTxids.start();
   const records = createRecordKeeper({ db: options.recordsDb ?? db, spoolFile: path.join(spoolDir, 'pending-records.jsonl'), log: quietLog, retryMs: 50, portalTxids });
   const zmqUrl = node && !options.rpc && options.mempool?.zmq !== false ? node.zmqSequenceUrl : undefined;
-  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced', ...(options.mempool?.templateCheckEveryMs !== undefined ? { templateCheckEveryMs: options.mempool.templateCheckEveryMs } : {}), ...(options.mempool?.sync ? { sync: options.mempool.sync } : {}), ...(options.blockPolicy ? { blockPolicy: options.blockPolicy } : {}) });
+  const mempool = createPortalMempool({ rpc, network: 'regtest', zmqUrl, settings, log: quietLog, consistency: options.mempool?.consistency ?? 'synced', templateCheckEveryMs: templateCheckEveryMs(options), ...(options.mempool?.sync ? { sync: options.mempool.sync } : {}), ...(options.blockPolicy ? { blockPolicy: options.blockPolicy } : {}) });
   const services = createServices({
     db,
     rpc: options.serviceRpcCalls ? countingRpc(rpc, options.serviceRpcCalls) : rpc,
