@@ -7,6 +7,7 @@ import { CopyButton } from '../components/copy-button.tsx';
 import { TxidText } from '../components/txid-text.tsx';
 import { feeRateUp, formatDateTime } from '../lib/format.ts';
 import { notify, type ToastId } from '../lib/toasts.tsx';
+import { AcceptedRate } from './accepted-rate.tsx';
 import { splitHexInput } from './hex-input.ts';
 import { packageLabel } from './package-label.ts';
 import { AlreadyConfirmed, type Confirmed } from './already-confirmed.tsx';
@@ -205,6 +206,8 @@ export function SubmitPanel() {
                     · <Link to={`/verify#receipt=${outcome.receipts[txid]}`}>Verify receipt</Link>
                   </>
                 )}
+                {/* A package's figure is its last member's (the child, whose package rate counts the rest): one read, not one per member. */}
+                {txid === outcome.txids[outcome.txids.length - 1] && <AcceptedRate txid={txid} />}
               </li>
             ))}
           </ul>
