@@ -143,6 +143,8 @@ describe('npm start, signed in, then started again', () => {
     const printed = credentials(portal.output());
     assert.deepEqual(Object.keys(printed).sort(), ['admin', 'viewer'], portal.output());
     assert.match(portal.output(), /login\?method=password/);
+    // Once: the embedded node's limits, named from the node itself.
+    assert.equal(portal.output().match(/^\[portal\] node limits: Bitcoin Knots [\d.]+ \(\d+\) with -acceptnonstdtxn=1 -corepolicy=1: takes transactions over 400,000 WU/gm)?.length, 1, portal.output());
     assert.equal((await stat(path.join(dataDir, 'dev-identity.json'))).mode & 0o777, 0o600);
     for (const [username, password] of Object.entries(printed)) {
       const res = await login(username, password);

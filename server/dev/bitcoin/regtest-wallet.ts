@@ -76,6 +76,15 @@ export interface BuildOversizeOptions {
   outputs?: number;
 }
 
+export interface BuildWithOutputsOptions {
+  /** Outputs as they are (any script, any value, dust and OP_RETURN included); a change output to the wallet comes first. */
+  outputs: Array<{ value: number; scriptPubKey: string }>;
+  /** Fee rate in sat/vB; 0 for a transaction paying nothing (a parent its child pays for). */
+  feeRate: number;
+  /** Transaction version (default 2; 3 for TRUC, BIP 431). */
+  version?: number;
+}
+
 export interface RegtestWallet {
   /** Client for the `portal` descriptor wallet. */
   wallet: RpcClient;
@@ -104,6 +113,8 @@ export interface RegtestWallet {
    * rate high enough.
    */
   buildReplacement(originalHex: string, feeRate: number): Promise<BuiltTx>;
+  /** A signed transaction spending one fresh confirmed coin to exactly `outputs` (and change at index 0). */
+  buildWithOutputs(options: BuildWithOutputsOptions): Promise<BuiltTx>;
 }
 
 /** Pool coins: big enough for any builder, small enough not to be funding money. */
@@ -277,6 +288,7 @@ export function createRegtestWallet(rpc: RpcClient): RegtestWallet {
     adjust: number,
     feeRate: number,
     firstGuess = 0,
+    version = 2,
   ): Promise<BuiltTx> {
     const inputSats = inputs.reduce((a, i) => a + i.prevout.sats, 0);
     const otherSats = outputs.reduce((a, o, i) => (i === adjust ? a : a + o.value), 0);
@@ -295,7 +307,7 @@ export function createRegtestWallet(rpc: RpcClient): RegtestWallet {
       if (tried.has(`${fee}/${locktime}`)) locktime++;
       tried.add(`${fee}/${locktime}`);
       const unsigned = encodeTxHex({
-        version: 2,
+        version,
         locktime,
         inputs: inputs.map((i) => ({ txid: i.txid, vout: i.vout, scriptSig: '', sequence: RBF_SEQUENCE })),
         outputs: outputs.map((o, i) => (i === adjust ? { value, scriptPubKey: o.scriptPubKey } : o)),
@@ -393,6 +405,16 @@ export function createRegtestWallet(rpc: RpcClient): RegtestWallet {
         });
         if (largest < 0) throw new Error('The original has no output to take the higher fee from');
         return signAtFeeRate(inputs, outputs, largest, feeRate);
+      }),
+
+    buildWithOutputs: (options) =>
+      exclusive(async () => {
+        const paid = options.outputs.reduce((a, o) => a + o.value, 0);
+        const roughVsize = 200 + options.outputs.reduce((a, o) => a + 9 + o.scriptPubKey.length / 2, 0);
+        const [coin] = await takeCoins('bech32', 1, paid + Math.ceil(options.feeRate * roughVsize) + 100_000);
+        const change = await scriptOf(await address('bech32'));
+        const inputs = [{ txid: coin!.txid, vout: coin!.vout, prevout: { sats: coin!.sats, scriptPubKey: coin!.scriptPubKey } }];
+        return signAtFeeRate(inputs, [{ value: 0, scriptPubKey: change }, ...options.outputs], 0, options.feeRate, 0, options.version ?? 2);
       }),
   };
 }

@@ -4,7 +4,8 @@ import { ConfigError, parseConfig } from '../config/config.ts';
 import { EmbeddedDefaultUnavailableError } from '../embedded-defaults.ts';
 import { PRIVATE_UMASK } from '../lib/private-dir.ts';
 import { removeRunFile, writeRunFile } from '../lib/run-file.ts';
-import { portError, PortUnavailableError, startRuntime } from '../runtime.ts';
+import { portError, PortUnavailableError, startRuntime, type Runtime } from '../runtime.ts';
+import { nodeLimitsLine } from './node-limits.ts';
 
 /** `npm start`: the whole product with embedded defaults, or the configured node and database. */
 
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   log(`network: ${runtime.network}; database: ${config.database.kind}; node: ${config.node.kind === 'embedded' ? `embedded regtest (${runtime.node?.rpcUrl})` : 'external'}`);
+  await printNodeLimits(runtime);
   log(`web app:     ${base}/`);
   log(`API:         ${base}/rest-api/getinfo`);
   log(`API docs:    ${base}/swagger-ui`);
@@ -87,3 +89,13 @@ main().catch((error: unknown) => {
   else console.error('[portal] start-up failed:', error);
   process.exit(1);
 });
+
+/** Once, at start: what the node takes of the classes a pool is asked to mine (cli/node-limits.ts). A node that does not say is no reason to stop. */
+async function printNodeLimits(runtime: Runtime): Promise<void> {
+  try {
+    const { subversion } = await runtime.rpc.call<{ subversion: string }>('getnetworkinfo');
+    log(`node limits: ${nodeLimitsLine({ subversion, embedded: runtime.node !== undefined })}`);
+  } catch (error) {
+    log(`node limits: unknown (getnetworkinfo: ${(error as Error).message})`);
+  }
+}
