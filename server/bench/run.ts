@@ -429,6 +429,7 @@ const STANDALONE: Record<string, () => Promise<unknown>> = {
   'decoder-fuzz': async () => (await import('./decoder-fuzz.ts')).runDecoderFuzzBench(),
   webhooks: async () => (await import('./webhooks.ts')).runWebhookBench(),
   'status-stream': async () => (await import('./status-stream.ts')).runStatusStreamBench(),
+  'mainnet-scale': async () => (await import('./mainnet-scale.ts')).runMainnetScaleBench(),
 };
 const selected = process.argv.slice(2);
 const unknown = selected.filter((name) => !(name in STANDALONE));

@@ -34,6 +34,10 @@ export interface MainnetMempoolOptions {
   largeShare?: number;
   /** Share of transactions that start a child-pays-for-parent pair (default 0.03). */
   cpfpShare?: number;
+  /** Built like the rest but not sent: the last this many, for a caller to send later (an incremental update). */
+  holdBack?: number;
+  /** Independent 1-in 2-out transactions on confirmed coins at `feeRate`, not sent (e.g. submissions that clear any minimum). */
+  spare?: { count: number; feeRate: number };
   log?: (message: string) => void;
 }
 
@@ -43,6 +47,10 @@ export interface MainnetMempool {
   cpfp: number;
   /** Transactions that spend an unconfirmed parent. */
   chained: number;
+  /** Held back (options.holdBack), in order: parents before children. */
+  held: string[];
+  /** The spare transactions (options.spare). */
+  spare: string[];
   buildSeconds: number;
   sendSeconds: number;
 }
@@ -74,14 +82,15 @@ export async function fillMainnetMempool(rpc: RpcClient, wallet: RpcClient, opti
   const cpfpShare = options.cpfpShare ?? 0.03;
 
   // A confirmed coin for at most 55% of them (the rest spend unconfirmed parents), with a margin.
-  const coinsNeeded = Math.ceil(options.txs * 0.6) + 100;
+  const coinsNeeded = Math.ceil((options.txs + (options.holdBack ?? 0)) * 0.6) + 100 + (options.spare?.count ?? 0);
   const largeWanted = Math.ceil(options.txs * largeShare);
   const { coins, large: largeCoins } = await fundKeylessCoins(rpc, wallet, coinsNeeded, largeWanted, log);
 
   const built = Date.now();
   const txs: string[] = [];
   const open: Coin[] = []; // unconfirmed first outputs that may be spent further
-  const result: MainnetMempool = { sent: 0, large: 0, cpfp: 0, chained: 0, buildSeconds: 0, sendSeconds: 0 };
+  const result: MainnetMempool = { sent: 0, large: 0, cpfp: 0, chained: 0, held: [], spare: [], buildSeconds: 0, sendSeconds: 0 };
+  const total = options.txs + (options.holdBack ?? 0);
   const rate = () => Math.min(500, Math.max(1, Math.exp(Math.log(8) + 1.1 * gaussian(random))));
   const pickInput = (): Coin => {
     if (open.length > 0 && random() < 0.45) {
@@ -103,7 +112,8 @@ export async function fillMainnetMempool(rpc: RpcClient, wallet: RpcClient, opti
     return { txid, vout: 0, sats: input.sats - fee - (outputs - 1) * PAYMENT_SATS, depth: input.depth + 1 };
   };
 
-  while (txs.length < options.txs) {
+  for (let i = 0; i < (options.spare?.count ?? 0); i++) result.spare.push(keylessTx(coins.pop()!, 2, options.spare!.feeRate).hex);
+  while (txs.length < total) {
     const input = pickInput();
     const roll = random();
     if (roll < largeShare && largeCoins.length > 0) {
@@ -113,7 +123,7 @@ export async function fillMainnetMempool(rpc: RpcClient, wallet: RpcClient, opti
       result.large++;
       continue;
     }
-    if (roll < largeShare + cpfpShare && input.depth + 2 <= maxChain && txs.length + 2 <= options.txs) {
+    if (roll < largeShare + cpfpShare && input.depth + 2 <= maxChain && txs.length + 2 <= total) {
       const parent = add(input, 2, 1 + random());
       const child = add(parent, 2, 40 + random() * 160);
       result.cpfp++;
@@ -124,6 +134,7 @@ export async function fillMainnetMempool(rpc: RpcClient, wallet: RpcClient, opti
     if (out.depth < maxChain && out.sats > 100_000) open.push(out);
   }
   result.buildSeconds = (Date.now() - built) / 1000;
+  result.held = txs.splice(options.txs);
 
   const sending = Date.now();
   for (let i = 0; i < txs.length; i += SEND_BATCH) {

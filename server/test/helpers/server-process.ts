@@ -15,6 +15,7 @@ export interface ServerProcess {
   baseUrl: string;
   /** Its DATA_DIR (the spool of submission records lives there); deleted by kill(). */
   dataDir: string;
+  pid: number;
   /** False once the process has exited, for whatever reason. */
   running(): boolean;
   /** Everything the server printed. */
@@ -75,6 +76,7 @@ export async function startServerProcess(options: { node: TestNode; databaseUrl:
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     dataDir,
+    pid: child.pid!,
     running: () => child.exitCode === null && child.signalCode === null,
     output: () => output,
     async kill(signal = 'SIGKILL') {
