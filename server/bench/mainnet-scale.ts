@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createMempoolEngine, type MempoolEngine } from '@slipstream/mempool-engine';
 import { createRpcClient, RpcTransportError } from '../src/bitcoin/rpc-client.ts';
+import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { fillMainnetMempool } from '../dev/bitcoin/mainnet-mempool.ts';
 import { startTestNode, type TestNode } from '../test/helpers/regtest.ts';
 import { startServerProcess } from '../test/helpers/server-process.ts';
@@ -23,8 +26,13 @@ import { median, ms, percentile, ratio, round3, verdict } from './stats.ts';
  *   pool sees: time from start to the first answer that needs a projection,
  *   its memory (resident, and its peak), its growth over the run, and
  *   submit latency against raw sendrawtransaction while blocks are mined.
- * Not measured yet: status-check under 1,000 concurrent pollers, and a block
- * reaching 5,000 status-stream watchers.
+ * - status-check under 1,000 concurrent pollers (each polling a transaction
+ *   submitted through the portal, back to back, for POLL_SECONDS, a block
+ *   mined meanwhile), against the same pollers on a bare node:http server
+ *   answering a fixed body in this process: the floor of the machine and
+ *   the HTTP client.
+ * Not measured yet: a block reaching 5,000 status-stream watchers (the
+ * stream registry admits 1,000 streams, 4 an address, by default).
  */
 
 const TXS = Number(process.env.MAINNET_SCALE_TXS ?? 300_000);
@@ -36,6 +44,8 @@ const GOAL_INCREMENTAL_MS = 20;
 const GOAL_PEAK_RSS_MB = 400;
 const GOAL_RSS_GROWTH = 0.1;
 const GOAL_ADDED_P50_MS = 1;
+const POLLERS = 1_000;
+const POLL_SECONDS = 10;
 
 const progress = (message: string) => process.stderr.write(`[mainnet-scale] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -91,6 +101,15 @@ async function run(node: TestNode): Promise<void> {
   const startToAnswerMs = performance.now() - startedAt;
   const rssStart = await memory(pid);
   const submit = await submitLatency(server.baseUrl, rpc, node, filled.spare);
+  const recorded = filled.spare.filter((_, i) => i % 2 === 0).map((hex) => decodeTxHex(hex).txid);
+  progress(`${POLLERS} pollers on status-check for ${POLL_SECONDS} s`);
+  const mining = (async () => {
+    await new Promise((resolve) => setTimeout(resolve, (POLL_SECONDS * 1000) / 2));
+    await node.mine(1);
+  })();
+  const polled = await poll(POLLERS, POLL_SECONDS, (i) => `${server.baseUrl}/rest-api/status-check?tx_id=${recorded[i % recorded.length]}`);
+  await mining;
+  const floor = await withHello((url) => poll(POLLERS, POLL_SECONDS, () => url));
   const rssEnd = await memory(pid);
   await server.kill();
   await db?.close();
@@ -108,6 +127,7 @@ async function run(node: TestNode): Promise<void> {
   out(`  a block mined: ${ms(blockFollowMs)} until the view is on it and equals the node's mempool`);
   out(`  server process: start to first answer needing a projection ${(startToAnswerMs / 1000).toFixed(1)} s = ${ratio(startToAnswerMs / rawMempoolMs)} the node's listing ${goal(startToAnswerMs <= GOAL_START_S * 1000, `goal ≤ ${GOAL_START_S} s`)}`);
   out(`  server memory: resident ${rssStart.rssMb} MB after start, ${rssEnd.rssMb} MB at the end, growth ${(growth * 100).toFixed(1)}% ${goal(growth <= GOAL_RSS_GROWTH, 'goal ≤ 10%')}; peak ${rssEnd.peakMb} MB ${goal(rssEnd.peakMb <= GOAL_PEAK_RSS_MB, `goal ≤ ${GOAL_PEAK_RSS_MB} MB`)}`);
+  out(`  status-check, ${POLLERS} concurrent pollers for ${POLL_SECONDS} s (a block mined halfway): ${Math.round(polled.count / POLL_SECONDS)} answers/s, p50 ${ms(median(polled.latencyMs))} p99 ${ms(percentile(polled.latencyMs, 99))}, non-200 ${polled.failed}; a bare node:http hello: ${Math.round(floor.count / POLL_SECONDS)}/s, p50 ${ms(median(floor.latencyMs))}: throughput ${ratio(polled.count / floor.count)} of it`);
   out(`  submit while blocks are mined (${SUBMITS} each, interleaved): portal p50 ${ms(median(submit.portalMs))} p99 ${ms(percentile(submit.portalMs, 99))}, raw sendrawtransaction p50 ${ms(median(submit.rawMs))}: added ${round3(added)} ms = ${ratio(median(submit.portalMs) / median(submit.rawMs))} ${goal(added <= GOAL_ADDED_P50_MS, `goal ≤ ${GOAL_ADDED_P50_MS} ms`)}`);
 }
 
@@ -138,6 +158,38 @@ async function blockFollowed(engine: MempoolEngine, node: TestNode): Promise<[nu
     const view = await engine.view();
     if (view.tip.hash === hash && view.mempool.txCount === size) return [performance.now() - started];
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** `pollers` clients, each fetching its URL back to back for `seconds`: every answer's latency, and the answers that were not 200. */
+async function poll(pollers: number, seconds: number, url: (i: number) => string): Promise<{ count: number; failed: number; latencyMs: number[] }> {
+  const deadline = performance.now() + seconds * 1000;
+  const latencyMs: number[] = [];
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: pollers }, async (_, i) => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        const res = await fetch(url(i)).catch(() => undefined);
+        await res?.arrayBuffer();
+        latencyMs.push(performance.now() - started);
+        if (res?.status !== 200) failed++;
+      }
+    }),
+  );
+  return { count: latencyMs.length, failed, latencyMs };
+}
+
+/** A bare node:http server answering a small JSON body, for the duration of `work`. */
+async function withHello<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const body = JSON.stringify({ hello: 'world' });
+  const hello = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  await new Promise<void>((resolve) => hello.listen(0, '127.0.0.1', resolve));
+  try {
+    return await work(`http://127.0.0.1:${(hello.address() as AddressInfo).port}/`);
+  } finally {
+    hello.closeAllConnections();
+    await new Promise((resolve) => hello.close(resolve));
   }
 }
 
