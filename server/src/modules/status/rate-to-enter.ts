@@ -58,15 +58,32 @@ export function rateToEnter(view: MempoolView, vsize: number): number {
   const needed = 4 * vsize;
   let room = view.blockWeightLimit - (view.blocks[0]?.weight ?? 0);
   if (room > needed) return view.marketRate;
-  const members = view.nextBlockTxids().map((txid) => view.transaction(txid)).filter((tx) => tx?.functionalRate != null) as Array<MempoolTxView & { functionalRate: number }>;
-  members.sort((a, b) => a.functionalRate - b.functionalRate);
+  const { rates, weights } = cheapestFirst(view);
   let rate = view.marketRate;
-  for (const tx of members) {
-    rate = Math.max(rate, tx.functionalRate);
-    room += tx.weight;
+  for (let i = 0; i < rates.length; i++) {
+    rate = Math.max(rate, rates[i]!);
+    room += weights[i]!;
     if (room > needed) break;
   }
   return rate;
+}
+
+/**
+ * Block 0's members by functional rate, cheapest first: sorted once per view
+ * (a view never changes), not once per request. A full block holds a few
+ * thousand transactions; every status read of a waiting transaction walks
+ * them from the cheapest.
+ */
+const sortedByView = new WeakMap<MempoolView, { rates: Float64Array; weights: Float64Array }>();
+
+function cheapestFirst(view: MempoolView): { rates: Float64Array; weights: Float64Array } {
+  const known = sortedByView.get(view);
+  if (known) return known;
+  const members = view.nextBlockTxids().map((txid) => view.transaction(txid)).filter((tx) => tx?.functionalRate != null) as Array<MempoolTxView & { functionalRate: number }>;
+  members.sort((a, b) => a.functionalRate - b.functionalRate);
+  const sorted = { rates: Float64Array.from(members, (tx) => tx.functionalRate), weights: Float64Array.from(members, (tx) => tx.weight) };
+  sortedByView.set(view, sorted);
+  return sorted;
 }
 
 /** The rate to beat for a transaction's size: what its counted package must pay (strictly more) to enter the next block. */
