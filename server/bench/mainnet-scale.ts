@@ -8,6 +8,7 @@ import { fillMainnetMempool } from '../dev/bitcoin/mainnet-mempool.ts';
 import { startTestNode, type TestNode } from '../test/helpers/regtest.ts';
 import { startServerProcess } from '../test/helpers/server-process.ts';
 import { quietLog } from '../test/helpers/test-app.ts';
+import { openEventStream, type SseConnection, type SseFrame } from '../test/helpers/sse-client.ts';
 import { testDatabases } from '../test/helpers/test-db.ts';
 import { median, ms, percentile, ratio, round3, verdict } from './stats.ts';
 
@@ -31,8 +32,10 @@ import { median, ms, percentile, ratio, round3, verdict } from './stats.ts';
  *   mined meanwhile), against the same pollers on a bare node:http server
  *   answering a fixed body in this process: the floor of the machine and
  *   the HTTP client.
- * Not measured yet: a block reaching 5,000 status-stream watchers (the
- * stream registry admits 1,000 streams, 4 an address, by default).
+ * - a block reaching 5,000 status-stream watchers (50 on each of 100
+ *   transactions submitted through the portal; STATUS_STREAM_MAX raised for
+ *   it): from the block being mined to each watcher's `confirmed` event,
+ *   against one client polling status-check back to back on the same block.
  */
 
 const TXS = Number(process.env.MAINNET_SCALE_TXS ?? 300_000);
@@ -46,6 +49,9 @@ const GOAL_RSS_GROWTH = 0.1;
 const GOAL_ADDED_P50_MS = 1;
 const POLLERS = 1_000;
 const POLL_SECONDS = 10;
+const WATCHED = 100;
+const WATCHERS_EACH = 50;
+const GOAL_WATCHERS_P95_MS = 1_000;
 
 const progress = (message: string) => process.stderr.write(`[mainnet-scale] ${message}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -69,7 +75,7 @@ export async function runMainnetScaleBench(): Promise<void> {
 
 async function run(node: TestNode): Promise<void> {
   progress(`filling the node's mempool with ${TXS} transactions`);
-  const filled = await fillMainnetMempool(node.rpc, node.wallet, { txs: TXS, seed: 25, holdBack: INCREMENT, spare: { count: 2 * SUBMITS, feeRate: 600 }, log: progress });
+  const filled = await fillMainnetMempool(node.rpc, node.wallet, { txs: TXS, seed: 25, holdBack: INCREMENT, spare: { count: 2 * SUBMITS + WATCHED, feeRate: 600 }, log: progress });
   const info = await node.rpc.call<{ size: number; bytes: number; usage: number }>('getmempoolinfo');
   // A client of its own, without the harness's bound of 4 calls at once, as the portal's would be.
   const rpc = createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs: 300_000, maxConcurrency: 16 });
@@ -95,13 +101,13 @@ async function run(node: TestNode): Promise<void> {
   const postgres = testDatabases().find((e) => e.name === 'postgres');
   const db = postgres ? await postgres.open() : undefined;
   const startedAt = performance.now();
-  const server = await startServerProcess({ node, databaseUrl: db?.url ?? '', env: { LOG_LEVEL: 'error', RATE_LIMIT_MAX: '1000000' } });
+  const server = await startServerProcess({ node, databaseUrl: db?.url ?? '', env: { LOG_LEVEL: 'error', RATE_LIMIT_MAX: '1000000', STATUS_STREAM_MAX: String(WATCHED * WATCHERS_EACH + 100), STATUS_STREAM_MAX_PER_IP: String(WATCHED * WATCHERS_EACH + 100) } });
   const pid = server.pid;
   await firstAnswer(server.baseUrl);
   const startToAnswerMs = performance.now() - startedAt;
   const rssStart = await memory(pid);
   const submit = await submitLatency(server.baseUrl, rpc, node, filled.spare);
-  const recorded = filled.spare.filter((_, i) => i % 2 === 0).map((hex) => decodeTxHex(hex).txid);
+  const recorded = filled.spare.slice(0, 2 * SUBMITS).filter((_, i) => i % 2 === 0).map((hex) => decodeTxHex(hex).txid);
   progress(`${POLLERS} pollers on status-check for ${POLL_SECONDS} s`);
   const mining = (async () => {
     await new Promise((resolve) => setTimeout(resolve, (POLL_SECONDS * 1000) / 2));
@@ -110,6 +116,8 @@ async function run(node: TestNode): Promise<void> {
   const polled = await poll(POLLERS, POLL_SECONDS, (i) => `${server.baseUrl}/rest-api/status-check?tx_id=${recorded[i % recorded.length]}`);
   await mining;
   const floor = await withHello((url) => poll(POLLERS, POLL_SECONDS, () => url));
+  progress(`${WATCHED * WATCHERS_EACH} status-stream watchers`);
+  const watched = await watchersOfABlock(server.baseUrl, node, filled.spare.slice(2 * SUBMITS));
   const rssEnd = await memory(pid);
   await server.kill();
   await db?.close();
@@ -128,6 +136,7 @@ async function run(node: TestNode): Promise<void> {
   out(`  server process: start to first answer needing a projection ${(startToAnswerMs / 1000).toFixed(1)} s = ${ratio(startToAnswerMs / rawMempoolMs)} the node's listing ${goal(startToAnswerMs <= GOAL_START_S * 1000, `goal ≤ ${GOAL_START_S} s`)}`);
   out(`  server memory: resident ${rssStart.rssMb} MB after start, ${rssEnd.rssMb} MB at the end, growth ${(growth * 100).toFixed(1)}% ${goal(growth <= GOAL_RSS_GROWTH, 'goal ≤ 10%')}; peak ${rssEnd.peakMb} MB ${goal(rssEnd.peakMb <= GOAL_PEAK_RSS_MB, `goal ≤ ${GOAL_PEAK_RSS_MB} MB`)}`);
   out(`  status-check, ${POLLERS} concurrent pollers for ${POLL_SECONDS} s (a block mined halfway): ${Math.round(polled.count / POLL_SECONDS)} answers/s, p50 ${ms(median(polled.latencyMs))} p99 ${ms(percentile(polled.latencyMs, 99))}, non-200 ${polled.failed}; a bare node:http hello: ${Math.round(floor.count / POLL_SECONDS)}/s, p50 ${ms(median(floor.latencyMs))}: throughput ${ratio(polled.count / floor.count)} of it`);
+  out(`  a block to ${watched.watchers} status-stream watchers: p50 ${ms(median(watched.latencyMs))} p95 ${ms(percentile(watched.latencyMs, 95))} max ${ms(Math.max(...watched.latencyMs))}; one client polling status-check back to back learnt it after ${ms(watched.pollMs)} ${goal(percentile(watched.latencyMs, 95) <= GOAL_WATCHERS_P95_MS, `goal p95 ≤ ${GOAL_WATCHERS_P95_MS} ms`)}`);
   out(`  submit while blocks are mined (${SUBMITS} each, interleaved): portal p50 ${ms(median(submit.portalMs))} p99 ${ms(percentile(submit.portalMs, 99))}, raw sendrawtransaction p50 ${ms(median(submit.rawMs))}: added ${round3(added)} ms = ${ratio(median(submit.portalMs) / median(submit.rawMs))} ${goal(added <= GOAL_ADDED_P50_MS, `goal ≤ ${GOAL_ADDED_P50_MS} ms`)}`);
 }
 
@@ -158,6 +167,47 @@ async function blockFollowed(engine: MempoolEngine, node: TestNode): Promise<[nu
     const view = await engine.view();
     if (view.tip.hash === hash && view.mempool.txCount === size) return [performance.now() - started];
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * `hexes` submitted through the portal, WATCHERS_EACH status streams opened
+ * on each (in batches, each waiting for its first answer), then a block
+ * mined: each watcher's latency to its `confirmed` event, and one poller's.
+ */
+async function watchersOfABlock(baseUrl: string, node: TestNode, hexes: string[]): Promise<{ watchers: number; latencyMs: number[]; pollMs: number }> {
+  const txids: string[] = [];
+  for (const hex of hexes) {
+    const res = await fetch(`${baseUrl}/rest-api/submit-tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_hex: hex }) });
+    if (res.status !== 200) throw new Error(`The portal refused a submission (${res.status}): ${await res.text()}`);
+    txids.push(decodeTxHex(hex).txid);
+  }
+  const isState = (state: string) => (f: SseFrame) => f.kind === 'event' && f.event === 'status' && (JSON.parse(f.data) as { state: string }).state === state;
+  const streams: SseConnection[] = [];
+  try {
+    for (let w = 0; w < WATCHERS_EACH; w++) {
+      const batch = await Promise.all(txids.map((txid) => openEventStream(`${baseUrl}/rest-api/status-stream?tx_id=${txid}`)));
+      await Promise.all(batch.map((stream) => stream.waitFor(isState('in_mempool'), { timeoutMs: 120_000 })));
+      streams.push(...batch);
+    }
+    // Past the streams' one-second throttle, so that the block's update is not held back by an earlier one.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const started = performance.now();
+    const mined = node.mine(1);
+    const polled = (async () => {
+      for (;;) {
+        const answer = (await (await fetch(`${baseUrl}/rest-api/status-check?tx_id=${txids[0]}`)).json()) as { state: string };
+        if (answer.state === 'confirmed') return performance.now() - started;
+      }
+    })();
+    const latencyMs = await Promise.all(streams.map(async (stream) => {
+      await stream.waitFor(isState('confirmed'), { timeoutMs: 120_000 });
+      return performance.now() - started;
+    }));
+    await mined;
+    return { watchers: streams.length, latencyMs, pollMs: await polled };
+  } finally {
+    for (const stream of streams) stream.close();
   }
 }
 

@@ -49,6 +49,8 @@ import type { Services } from './services.ts';
 /** How the HTTP application behaves; what it serves comes from the services (services.ts). */
 export interface AppOptions {
   rateLimit: { max: number; windowMs: number };
+  /** Status-page live streams open at once, in all and per address (STATUS_STREAM_MAX, STATUS_STREAM_MAX_PER_IP); the stream's defaults without. */
+  statusStreams?: { maxStreams: number; maxStreamsPerIp: number };
   /** Fastify's trustProxy: false, true (every hop), a hop count, or the proxies' addresses/CIDRs. */
   trustProxy: boolean | number | string[];
   /** Origins whose pages may call the public API cross-origin (CORS_ORIGINS); unset or empty: any origin. Never the staff API (http/cors-policy.ts). */
@@ -192,7 +194,7 @@ export async function buildApp(services: Services, options: AppOptions) {
     routes: async (scope) => {
       await scope.register(submissionRoutes({ service: services.submission, webhooks: services.webhooks, network: services.network }));
       await scope.register(statusRoutes(services.status));
-      await scope.register(statusStreamRoutes({ status: services.status, feed: services.mempool.feed }));
+      await scope.register(statusStreamRoutes({ status: services.status, feed: services.mempool.feed, ...options.statusStreams }));
       await scope.register(siteInfoRoutes({ settings: services.settings, emailNotifications: services.emailNotify.enabled }));
       await scope.register(emailNotifyRoutes(services.emailNotify));
     },

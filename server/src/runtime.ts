@@ -363,6 +363,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
     await services.receipts.ready();
     const app = await buildApp(services, {
       rateLimit: config.rateLimit,
+      statusStreams: config.statusStreams,
       httpTimeouts: config.httpTimeouts,
       trustProxy: config.trustProxy,
       corsOrigins: config.corsOrigins,

@@ -114,6 +114,12 @@ test('numbers out of range, or not plain decimal integers, are refused rather th
   assert.equal(parse({ RATE_LIMIT_MAX: ' 42 ' }).rateLimit.max, 42);
 });
 
+test('status-page streams: 1,000 at once and 4 an address by default; both can be raised for a fee spike', () => {
+  assert.deepEqual(parse({}).statusStreams, { maxStreams: 1_000, maxStreamsPerIp: 4 });
+  assert.deepEqual(parse({ STATUS_STREAM_MAX: '6000', STATUS_STREAM_MAX_PER_IP: '20' }).statusStreams, { maxStreams: 6_000, maxStreamsPerIp: 20 });
+  assert.match(problemsOf({ STATUS_STREAM_MAX: '0' }).join('\n'), /^STATUS_STREAM_MAX /);
+});
+
 test('BITCOIN_NETWORK other than regtest needs an RPC URL: the embedded node only runs regtest', () => {
   assert.match(problemsOf({ BITCOIN_NETWORK: 'mainnet' }).join('\n'), /BITCOIN_NETWORK=mainnet needs BITCOIN_RPC_URL/);
   assert.match(problemsOf({ BITCOIN_NETWORK: 'signet' }).join('\n'), /BITCOIN_NETWORK=signet needs BITCOIN_RPC_URL/);

@@ -54,6 +54,8 @@ const EnvSchema = Type.Object({
   PUBLIC_MEMPOOL_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 120, description: 'Public requests per IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  STATUS_STREAM_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1_000, description: 'Status-page live streams (GET /rest-api/status-stream) open at once on this instance: each holds a socket; past it a new one is refused 503 and the page polls instead. A fee spike brings thousands of watchers: raise it with the file descriptor limit' }),
+  STATUS_STREAM_MAX_PER_IP: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 4, description: 'Status-page live streams one address may hold (a visitor with a status page or two); behind a NAT or a shared proxy address, raise it' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis (redis://[:password@]host:6379[/db], or rediss:// for TLS) where every per-address rate limit counts, shared by every instance; unset, each instance counts its own' })),
   HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.requestMs, description: "A request's headers and body must arrive within this; a slower one is answered 408 and closed" }),
   HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: DEFAULT_HTTP_TIMEOUTS.headersMs, description: "A request's headers must arrive within this (at most HTTP_REQUEST_TIMEOUT_MS)" }),
@@ -133,6 +135,7 @@ export interface AppConfig {
   /** After this long a 'pending' submission row is settled by the block scan (its request's server died). */
   pendingSettleMs: number;
   rateLimit: { max: number; windowMs: number };
+  statusStreams: { maxStreams: number; maxStreamsPerIp: number };
   /** Redis, where the per-address rate limits of every instance count (http/rate-limit-store.ts); undefined: each instance its own. */
   redisUrl: string | undefined;
   /** The HTTP server's timeouts (http/http-timeouts.ts). */
@@ -304,6 +307,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     blockPolicy: { maxBlockWeight: env.BLOCK_MAX_WEIGHT, minFeeRatePerKvB: env.BLOCK_MIN_TX_FEE },
     pendingSettleMs: env.PENDING_SETTLE_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    statusStreams: { maxStreams: env.STATUS_STREAM_MAX, maxStreamsPerIp: env.STATUS_STREAM_MAX_PER_IP },
     redisUrl: env.REDIS_URL,
     httpTimeouts: { requestMs: env.HTTP_REQUEST_TIMEOUT_MS, headersMs: env.HTTP_HEADERS_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, idleMs: env.HTTP_IDLE_TIMEOUT_MS },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
