@@ -15,7 +15,9 @@ import type { StatusResponse } from './status.schemas.ts';
  *
  * Answers are shared: streams watching the same transaction under the same
  * feed state get the one answer computed for it. Updates are thinned to one
- * per `minIntervalMs` (the last of a burst always goes out). Each stream
+ * per `minIntervalMs` (the last of a burst always goes out), except a new
+ * block's: it is what a watcher waits for, and comes once in ten minutes,
+ * so it goes out at once, even to a stream updated a moment before. Each stream
  * ends after `maxStreamMs`; the browser reconnects and spends the public
  * rate-limit budget again, as every public request does.
  */
@@ -37,6 +39,8 @@ interface Client extends SseClient {
   lastCheckAt: number;
   checking: boolean;
   again: boolean;
+  /** The check to run after the one in flight is a new block's: not thinned. */
+  urgent: boolean;
   /** Why the server ended it, once it has. */
   ending?: StreamEnding;
 }
@@ -115,7 +119,8 @@ export function createStatusStreams(options: StatusStreamOptions): StatusStreams
       client.checking = false;
       if (client.again && clients.has(client)) {
         client.again = false;
-        schedule(client);
+        if (client.urgent) refreshNow(client);
+        else schedule(client);
       }
     }
   };
@@ -130,8 +135,25 @@ export function createStatusStreams(options: StatusStreamOptions): StatusStreams
     }, wait);
   };
 
+  /** A new block's update: past the throttle (a check in flight is followed by another at once). */
+  const refreshNow = (client: Client) => {
+    if (client.timer !== null) {
+      clearTimeout(client.timer);
+      client.timer = null;
+    }
+    client.urgent = client.checking;
+    void refresh(client);
+  };
+
+  let seenTip: string | undefined = feed.current()?.recentBlocks[0]?.hash;
   const onFeed = () => {
-    for (const client of clients) schedule(client);
+    const tip = feed.current()?.recentBlocks[0]?.hash;
+    const newBlock = tip !== undefined && seenTip !== undefined && tip !== seenTip;
+    seenTip = tip ?? seenTip;
+    for (const client of clients) {
+      if (newBlock) refreshNow(client);
+      else schedule(client);
+    }
   };
 
   const detach = (client: Client) => {
@@ -145,7 +167,7 @@ export function createStatusStreams(options: StatusStreamOptions): StatusStreams
     attach(res, address, txid, first, headers, onEnd) {
       // The client left while its first answer was computed.
       if (res.socket === null || res.socket.destroyed) return onEnd?.('client_closed');
-      const client: Client = { res, ip: addressGroup(address), txid, lastFrame: statusFrame(first), timer: null, lastCheckAt: Date.now(), checking: false, again: false };
+      const client: Client = { res, ip: addressGroup(address), txid, lastFrame: statusFrame(first), timer: null, lastCheckAt: Date.now(), checking: false, again: false, urgent: false };
       streams.add(client);
       res.writeHead(200, { ...headers, ...SSE_HEADERS });
       res.write(`retry: ${options.retryMs}\n\n${client.lastFrame}`);
