@@ -272,7 +272,7 @@ async function viewWith(engine: Engine, txid: string, timeoutMs: number): Promis
 function followTemplate(engine: Engine, projected: MempoolView): MempoolView {
   const { template } = engine;
   const latest = template.latest;
-  if (!latest || !template.comparison || !templateDiffers(template.comparison) || latest.previousBlockHash !== projected.tip.hash) return projected;
+  if (!latest || !followsNode(template, projected.tip.hash)) return projected;
   const cached = template.overlaid;
   if (cached && cached.view === projected && cached.template === latest) return cached.result;
   const result = overlayTemplate(projected, latest);
@@ -308,9 +308,13 @@ async function checkTemplate(engine: Engine): Promise<void> {
 
 function templateCheck(engine: Engine): TemplateCheck {
   const { template } = engine;
-  const tip = engine.views.latest?.view.tip.hash;
-  const following = template.comparison && templateDiffers(template.comparison) && template.latest?.previousBlockHash === tip ? 'node-template' : 'projection';
+  const following = followsNode(template, engine.views.latest?.view.tip.hash) ? 'node-template' : 'projection';
   return { comparison: template.comparison, following, lastError: template.lastError, checks: template.checks };
+}
+
+/** Block 0 follows the node: the last comparison found a difference, and its template is for `tipHash`. */
+function followsNode(template: TemplateState, tipHash: string | undefined): boolean {
+  return template.comparison !== undefined && templateDiffers(template.comparison) && template.latest?.previousBlockHash === tipHash;
 }
 
 async function odds(engine: Engine): Promise<PoolOdds> {

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { compactSizeLength, writeCompactSize } from '../src/bitcoin/compact-size.ts';
 import { encodeTxHex } from '../src/bitcoin/tx-codec.ts';
+import { OP_TRUE_P2WSH } from './helpers/keyless-spends.ts';
 import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 
 /**
@@ -55,8 +55,6 @@ function push(data: string): string {
 const opReturn = (dataBytes: number) => `6a${push(hex(dataBytes))}`;
 /** Pay-to-anchor (BIP 433 / Core 28): OP_1 <0x4e73>, spent with an empty witness. */
 const P2A = '51024e73';
-/** P2WSH of OP_TRUE: spent with the script alone as its witness. */
-const OP_TRUE_P2WSH = `0020${createHash('sha256').update(Buffer.from([0x51])).digest('hex')}`;
 
 /** A child spending output `vout` of `parent` whose script needs no signature (P2A), paying `fee` out of it. */
 function keylessChild(parent: BuiltTx, vout: number, value: number, fee: number, version = 2): string {

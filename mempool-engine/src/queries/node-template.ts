@@ -170,7 +170,8 @@ export function overlayTemplate(view: MempoolView, template: NodeTemplate): Memp
   let lowest = Number.POSITIVE_INFINITY;
   if (full) {
     for (const txid of members) {
-      const rate = view.transaction(txid)?.position?.block === 0 ? view.transaction(txid)!.functionalRate : null;
+      const tx = view.transaction(txid);
+      const rate = tx?.position?.block === 0 ? tx.functionalRate : null;
       if (rate != null && rate < lowest) lowest = rate;
     }
   }
