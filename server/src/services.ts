@@ -31,6 +31,7 @@ import type { SettingsStore } from './modules/settings/settings.store.ts';
 import { createStatusService, type StatusService } from './modules/status/status.service.ts';
 import type { RecordKeeper } from './modules/submission/record-keeper.ts';
 import type { PolicyOracle } from './modules/policy/policy-oracle.ts';
+import type { PolicyShares } from './modules/policy/policy-verdicts.ts';
 import type { PublicMempool } from './modules/submission/public-mempool.ts';
 import { createSubmissionService, type SubmissionService } from './modules/submission/submission.service.ts';
 import { createTxPullerService, type TxPullerService } from './modules/tx-puller/tx-puller.service.ts';
@@ -102,6 +103,8 @@ export interface Adapters {
   failureStorage?: FailureStorageBound;
   /** The standard-policy oracle (modules/policy/): without it parse-tx says "unknown" for whether the public network would relay a transaction. */
   policy?: PolicyOracle | undefined;
+  /** The share of the network each relay policy stands for (POLICY_NETWORK_SHARES); none unset. */
+  policyShares?: PolicyShares | undefined;
   /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds (child pays for parent). None without. */
   publicMempool?: PublicMempool | undefined;
   /** Discount codes' generator (tests choose the codes); random without. */
@@ -214,7 +217,7 @@ export function createServices(adapters: Adapters): Services {
   const receiptKeys = createReceiptKeys({ db, clock, authKey, ...(adapters.receiptKeyCacheMs !== undefined ? { cacheMs: adapters.receiptKeyCacheMs } : {}) });
   const receipts = createReceiptService({ db, rpc: meteredRpc, mempool, settings, signer: createReceiptSigner(receiptKeys), keys: receiptKeys, network: adapters.network, log });
   // One submission service: the API and the jobs (tracking, retries) submit through the same path; quotes judged and receipts signed on it.
-  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool, quotes, receipts });
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, policyShares: adapters.policyShares, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool, quotes, receipts });
   return {
     network: adapters.network,
     settings,

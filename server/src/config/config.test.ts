@@ -320,3 +320,10 @@ test('REDIS_URL: unset by default (each instance counts its own rate limits), or
   assert.match(problems[0]!, /^REDIS_URL /);
   assert.doesNotMatch(problems.join('\n'), /s3cret/);
 });
+
+test('POLICY_NETWORK_SHARES: each relay policy\'s share of the network, shown only when configured', () => {
+  assert.deepEqual(parse({}).policyShares, {});
+  assert.deepEqual(parse({ POLICY_NETWORK_SHARES: 'core=80, core-29=12.5,knots=7.5' }).policyShares, { core: 80, 'core-29': 12.5, knots: 7.5 });
+  assert.match(problemsOf({ POLICY_NETWORK_SHARES: 'core=80,bitcoin-xt=20' }).join('\n'), /^POLICY_NETWORK_SHARES /);
+  assert.deepEqual(problemsOf({ POLICY_NETWORK_SHARES: 'core=80,knots=30' }), ['POLICY_NETWORK_SHARES are percentages of the network: each and their sum at most 100']);
+});

@@ -47,6 +47,7 @@ const EnvSchema = Type.Object({
   STANDARD_POLICY_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
   STANDARD_POLICY_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
   STANDARD_POLICY_NODE: Type.Union([Type.Literal('embedded'), Type.Literal('off')], { default: 'embedded', description: "'off': no embedded standard-policy node beside the embedded regtest node (the verdicts are then 'unknown')" }),
+  POLICY_NETWORK_SHARES: Type.Optional(Type.String({ pattern: '^\\s*(core|core-29|knots)\\s*=\\s*\\d{1,3}(\\.\\d+)?\\s*(,\\s*(core|core-29|knots)\\s*=\\s*\\d{1,3}(\\.\\d+)?\\s*)*$', description: "The share of the network's nodes (percent) each relay policy stands for, e.g. 'core=80,core-29=12,knots=8' (from a node survey you trust): shown beside each policy's verdict. Unset, no share is shown" })),
   REGTEST_POLICY_RPC_PORT: Port(18547, 'RPC port of the embedded standard-policy node'),
   PUBLIC_MEMPOOL_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "RPC URL of a node that sees the public network's mempool and none of the pool node's transactions (such as the pool's edge node): a child is priced with a parent that node holds (child pays for parent). Unset, only parents the portal took or the submitter gave count" })),
   PUBLIC_MEMPOOL_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -126,6 +127,8 @@ export interface AppConfig {
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
   node: NodeConfig;
   standardPolicy: StandardPolicyConfig;
+  /** POLICY_NETWORK_SHARES: each relay policy's share of the network's nodes, percent; empty unset. */
+  policyShares: Partial<Record<'core' | 'core-29' | 'knots', number>>;
   publicMempool: PublicMempoolConfig;
   network: Network | undefined;
   rpc: { timeoutMs: number; concurrency: number };
@@ -216,6 +219,10 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     }
   }
   problems.push(...rpcCredentialProblems('STANDARD_POLICY', env), ...rpcCredentialProblems('PUBLIC_MEMPOOL', env));
+  if (typeof env.POLICY_NETWORK_SHARES === 'string') {
+    const shares = Object.values(parsePolicyShares(env.POLICY_NETWORK_SHARES));
+    if (shares.some((share) => share > 100) || shares.reduce((sum, share) => sum + share, 0) > 100) problems.push('POLICY_NETWORK_SHARES are percentages of the network: each and their sum at most 100');
+  }
   // The embedded standard-policy node follows the embedded regtest node; beside an operator's node, the operator runs their own.
   const embeddedPolicy = !env.BITCOIN_RPC_URL && !env.STANDARD_POLICY_RPC_URL && env.STANDARD_POLICY_NODE !== 'off';
   const ports = [
@@ -300,6 +307,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     database: env.DATABASE_URL ? { kind: 'postgres', url: env.DATABASE_URL } : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
     node,
     standardPolicy,
+    policyShares: parsePolicyShares(env.POLICY_NETWORK_SHARES),
     publicMempool,
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
     rpc: { timeoutMs: env.BITCOIN_RPC_TIMEOUT_MS, concurrency: env.BITCOIN_RPC_CONCURRENCY },
@@ -422,4 +430,14 @@ function rpcCredentialProblems(prefix: 'STANDARD_POLICY' | 'PUBLIC_MEMPOOL', env
   if (cookie && hasUser) problems.push(`Set ${prefix}_RPC_COOKIE_FILE or ${prefix}_RPC_USER/${prefix}_RPC_PASSWORD, not both`);
   if (!cookie && !(user && password)) problems.push(`${prefix}_RPC_URL needs ${prefix}_RPC_COOKIE_FILE, or both ${prefix}_RPC_USER and ${prefix}_RPC_PASSWORD`);
   return problems;
+}
+
+/** 'core=80,core-29=12,knots=8' → { core: 80, 'core-29': 12, knots: 8 } (the pattern has checked its shape). */
+function parsePolicyShares(text: string | undefined): AppConfig['policyShares'] {
+  const shares: AppConfig['policyShares'] = {};
+  for (const pair of text?.split(',') ?? []) {
+    const [name, value] = pair.split('=').map((part) => part.trim()) as ['core' | 'core-29' | 'knots', string];
+    shares[name] = Number(value);
+  }
+  return shares;
 }

@@ -4,7 +4,8 @@ import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { StandardVerdict } from './policy.schemas.ts';
 import { recordPackageStandardness, recordStandardness, type RecordedStandardness } from '../submission/standard-verdicts.repository.ts';
-import { judgeStandard, UNKNOWN, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
+import { UNKNOWN, type StandardJudgeDeps } from './standard-verdict.ts';
+import { judgePolicies, type PolicyShares, type PricedHexTx } from './policy-verdicts.ts';
 
 /** At most this many characters of a reason the table does not know are kept as its code. */
 const MAX_CODE_CHARS = 100;
@@ -27,6 +28,7 @@ export function packageVerdict(members: StandardVerdict[]): StandardVerdict {
 
 /** What noting a verdict uses: the oracle and the pool node to judge with (standard-verdict.ts), the rows to write it on, a log for a failure. */
 export interface NoteStandardnessDeps extends StandardJudgeDeps {
+  policyShares?: PolicyShares | undefined;
   db: Queryable;
   log: Logger;
 }
@@ -38,22 +40,24 @@ export interface NoteStandardnessDeps extends StandardJudgeDeps {
  * answer never waits for the oracle, and a failure only leaves the verdict
  * unset (logged). Never rejects.
  */
-export async function noteStandardness(deps: NoteStandardnessDeps, items: HexTx[]): Promise<void> {
+export async function noteStandardness(deps: NoteStandardnessDeps, items: PricedHexTx[]): Promise<void> {
   await judgedThen(deps, items, async (verdicts) => {
     await recordStandardness(deps.db, items.map(({ tx }) => ({ txid: tx.txid, ...recorded(verdicts.get(tx) ?? UNKNOWN) })));
   });
 }
 
 /** The same for an accepted package (its row by `packageHash`), judged member by member, parents with their children. */
-export async function notePackageStandardness(deps: NoteStandardnessDeps, packageHash: string, items: HexTx[]): Promise<void> {
+export async function notePackageStandardness(deps: NoteStandardnessDeps, packageHash: string, items: PricedHexTx[]): Promise<void> {
   await judgedThen(deps, items, async (verdicts) => {
     await recordPackageStandardness(deps.db, packageHash, recorded(packageVerdict(items.map(({ tx }) => verdicts.get(tx) ?? UNKNOWN))));
   });
 }
 
-async function judgedThen(deps: NoteStandardnessDeps, items: HexTx[], record: (verdicts: Map<DecodedTx, StandardVerdict>) => Promise<void>): Promise<void> {
+async function judgedThen(deps: NoteStandardnessDeps, items: PricedHexTx[], record: (verdicts: Map<DecodedTx, StandardVerdict>) => Promise<void>): Promise<void> {
   try {
-    await record(await judgeStandard(deps, items));
+    // The recorded verdict is `standard`'s: Bitcoin Core 30 and later (policy-verdicts.ts).
+    const judged = await judgePolicies(deps, items);
+    await record(new Map([...judged].map(([tx, v]) => [tx, v.standard])));
   } catch (error) {
     deps.log.warn({ err: error, txids: items.map((i) => i.tx.txid) }, 'Could not record whether submissions are standard');
   }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_PACKAGE_COUNT } from '../submission/submission-rules.ts';
-import { StandardVerdict } from '../policy/policy.schemas.ts';
+import { PolicyVerdict, StandardVerdict } from '../policy/policy.schemas.ts';
 import { BumpAdvice, RemovalReason } from '../status/status.schemas.ts';
 import { CallbackNotice, CallbackSecret, CallbackUrl } from '../submission/submission.schemas.ts';
 import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
@@ -87,6 +87,8 @@ export const TransactionResponse = Type.Object({
   callback_notice: CallbackNotice,
   /** Only with skip_mempool_submission, on success (the route's description says so). */
   standard: Type.Optional(StandardVerdict),
+  /** The same per relay policy, with skip_mempool_submission. */
+  policies: Type.Optional(Type.Array(PolicyVerdict)),
 });
 
 export const PackageBody = Type.Object(
@@ -156,6 +158,7 @@ export const MempoolTestResult = Type.Object({
   fee: Nullable(Type.Integer({ description: 'sats' })),
   reject_reason: Nullable(Type.String()),
   standard: StandardVerdict,
+  policies: Type.Array(PolicyVerdict, { description: 'Whether nodes would relay it, per relay policy (core, core-29, knots); empty when it was not tested' }),
 });
 
 export const MempoolTestsResponse = Type.Object({ is_success: Type.Literal(true), results: Type.Array(MempoolTestResult) });

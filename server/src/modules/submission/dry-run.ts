@@ -3,8 +3,9 @@ import { validatedHex } from '../../bitcoin/json-rpc-body.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import { TxDecodeError } from '../../bitcoin/tx-codec.ts';
 import { ApiError, nodeFailure } from '../../http/errors.ts';
-import { judgeStandard, UNKNOWN } from '../policy/standard-verdict.ts';
-import type { StandardVerdict } from '../policy/policy.schemas.ts';
+import { UNKNOWN } from '../policy/standard-verdict.ts';
+import { judgePolicies, type PolicyVerdicts } from '../policy/policy-verdicts.ts';
+import type { PolicyVerdict, StandardVerdict } from '../policy/policy.schemas.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { functionalClears } from '../pricing/fee-math.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
@@ -44,7 +45,7 @@ export async function checkTx(
   entry: string,
   rawClientCode: string | undefined,
   quoteId?: string,
-): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict }> {
+): Promise<{ status: 'success'; message: string; notice?: string; standard: StandardVerdict; policies: PolicyVerdict[] }> {
   // Decoded as submit-tx decodes (a PSBT finalized, whitespace dropped), so both judge the same transaction.
   const { tx, hex } = await decodeTx(context.rpc, entry);
   return answered(context.portalTxids, [tx], async () => {
@@ -66,7 +67,7 @@ export async function checkTx(
       throw new ApiError(422, FEE_TOO_LOW_MESSAGE, notice(ctx));
     }
     // The public network's verdict is asked beside the pool node's, and never fails the answer.
-    const [[reason], standard] = await Promise.all([verdicts(context.rpc, [hex]), judgeStandard(context, [{ tx, hex }])]);
+    const [[reason], judged] = await Promise.all([verdicts(context.rpc, [hex]), judgePolicies(context, [{ tx, hex, priced }])]);
     // Conflicting with a transaction the portal did not record: one answer, whatever the node says (private-conflicts.ts).
     if ((reason === undefined || !(ALREADY_THERE.test(reason) || OTHER_COPY_THERE.test(reason))) && (await context.conflicts.conflictsWithPrivate([tx]))) {
       throw new ApiError(422, DRY_RUN_PRIVATE_CONFLICT_MESSAGE, notice(ctx), reason);
@@ -78,7 +79,8 @@ export async function checkTx(
       const { message, staffDetail } = await context.conflicts.publicReason(reason, [tx]);
       throw new ApiError(422, message, notice(ctx), staffDetail);
     }
-    return { status: 'success' as const, message: tx.txid, ...notice(ctx), standard: standard.get(tx) ?? UNKNOWN };
+    const { standard, policies } = judged.get(tx)!;
+    return { status: 'success' as const, message: tx.txid, ...notice(ctx), standard, policies };
   });
 }
 
@@ -89,8 +91,10 @@ export interface MempoolTestResult {
   vsize: number | null;
   fee: number | null;
   reject_reason: string | null;
-  /** Whether the public network would relay it; "unknown" when it could not be asked. */
+  /** Whether the public network would relay it (Bitcoin Core 30+); "unknown" when it could not be judged. */
   standard: StandardVerdict;
+  /** The same per relay policy (policy-verdicts.ts); empty when the transaction was not tested. */
+  policies: PolicyVerdict[];
 }
 
 /**
@@ -121,11 +125,11 @@ export async function testMempoolAccept(context: SubmissionContext, entries: str
     return priced.map((p) => (p.fee === undefined ? refused(p.tx, MISSING_INPUTS_MESSAGE) : refused(p.tx, 'Not tested: another transaction of the list spends outputs the mining node does not know.')));
   }
   let results: Array<{ txid: string; wtxid?: string; allowed?: boolean; vsize?: number; fees?: { base: number }; 'reject-reason'?: string; 'package-error'?: string }>;
-  let standard: Map<DecodedTx, StandardVerdict>;
+  let judged: Map<DecodedTx, PolicyVerdicts>;
   try {
-    [results, standard] = await Promise.all([
+    [results, judged] = await Promise.all([
       context.rpc.call<typeof results>('testmempoolaccept', [hexes.map(validatedHex)]),
-      judgeStandard(context, txs.map((tx, i) => ({ tx, hex: hexes[i]! }))),
+      judgePolicies(context, txs.map((tx, i) => ({ tx, hex: hexes[i]!, priced: priced[i] }))),
     ]);
   } catch (error) {
     if (error instanceof RpcError || error instanceof RpcTransportError) throw nodeFailure(error);
@@ -133,7 +137,7 @@ export async function testMempoolAccept(context: SubmissionContext, entries: str
   }
   // A client's key: conflicting with a transaction the portal did not record, the list hears one answer whatever the node says.
   if (!trusted && (await context.conflicts.conflictsWithPrivate(txs))) {
-    return txs.map((tx) => ({ ...refused(tx, DRY_RUN_PRIVATE_CONFLICT_MESSAGE), standard: standard.get(tx) ?? UNKNOWN }));
+    return txs.map((tx) => ({ ...refused(tx, DRY_RUN_PRIVATE_CONFLICT_MESSAGE), ...verdictsOf(judged, tx) }));
   }
   const reasons = await Promise.all(results.map(async (r) => {
     const reason = r['reject-reason'] ?? r['package-error'];
@@ -149,12 +153,17 @@ export async function testMempoolAccept(context: SubmissionContext, entries: str
     // The node reports BTC; sats are counted from the priced inputs, in integers.
     fee: r.allowed === true ? priced[i]!.fee! : null,
     reject_reason: r.allowed === true || reasons[i] === undefined ? null : told[i]!,
-    standard: (txs[i] && standard.get(txs[i])) ?? UNKNOWN,
+    ...verdictsOf(judged, txs[i]),
   }));
 }
 
+function verdictsOf(judged: Map<DecodedTx, PolicyVerdicts>, tx: DecodedTx | undefined): Pick<MempoolTestResult, 'standard' | 'policies'> {
+  const found = tx && judged.get(tx);
+  return found ? { standard: found.standard, policies: found.policies } : { standard: UNKNOWN, policies: [] };
+}
+
 function refused(tx: DecodedTx | null, reason: string): MempoolTestResult {
-  return { txid: tx?.txid ?? null, wtxid: tx?.wtxid ?? null, allowed: false, vsize: null, fee: null, reject_reason: reason, standard: UNKNOWN };
+  return { txid: tx?.txid ?? null, wtxid: tx?.wtxid ?? null, allowed: false, vsize: null, fee: null, reject_reason: reason, standard: UNKNOWN, policies: [] };
 }
 
 /** testmempoolaccept's reasons, the node's failures answered as the submission paths answer them. */

@@ -4,7 +4,8 @@ import { ApiError } from '../../http/errors.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
 import { alreadyConfirmedMessage, confirmationFields, findConfirmation, type Confirmation } from './already-confirmed.ts';
-import { judgeStandard, UNKNOWN } from '../policy/standard-verdict.ts';
+import { judgeStandard } from '../policy/standard-verdict.ts';
+import { combinePolicies } from '../policy/policy-verdicts.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { entriesForParse } from './psbt.ts';
 import { judgePackage, type PackageVerdict, type PricedMember } from './package-cpfp.ts';
@@ -51,21 +52,23 @@ export async function parse(context: SubmissionContext, rawHexes: string[], rawC
   const entries = await entriesForParse(context.rpc, hexes);
   const decoded = await decodeEach(entries.map((e) => ('hex' in e ? e.hex : '')));
   const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
-  // Whether the public network would relay each one: asked beside the pricing, never failing the answer.
-  const [pricing, standard] = await Promise.all([
+  // Whether the public network would relay each one: the policy node asked beside the pricing, never failing the answer.
+  const [pricing, node] = await Promise.all([
     priceForParse(context, clientCode, txs, options.clientAddress, quote),
     judgeStandard(
       context,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
     ),
   ]);
+  const policies = combinePolicies(txs.map((tx) => ({ tx, priced: pricing.priced.get(tx) })), node, context.policyShares);
 
   const single = hexes.length === 1;
   const transactions: ParsedTxItem[] = entries.map((entry, i): ParsedTxItem => {
     if ('error' in entry) return { status: 'error', message: entry.error };
     const d = decoded[i]!;
     if (d instanceof TxDecodeError) return { status: 'error', message: d.message };
-    const item = { ...parsedItem(d, pricing, single), standard: standard.get(d) ?? UNKNOWN };
+    const judged = policies.get(d)!;
+    const item = { ...parsedItem(d, pricing, single), standard: judged.standard, policies: judged.policies };
     return entry.psbt ? { ...item, psbt: { stated_fee: entry.psbt.statedFeeSats } } : item;
   });
   // Below the minimum: kept as offered, for a child this address submits next (child pays for parent).

@@ -8,6 +8,7 @@ import { lookupDiscount, type DiscountLookup } from '../discounts/discount-looku
 import { thresholdRate } from '../pricing/fee-math.ts';
 import type { MarketRateSource, MarketSnapshot } from '../pricing/market-rate.ts';
 import type { PolicyOracle } from '../policy/policy-oracle.ts';
+import type { PolicyShares } from '../policy/policy-verdicts.ts';
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
@@ -42,6 +43,8 @@ export interface SubmissionDeps {
   bytesPerSigop: number;
   /** The standard-policy oracle (modules/policy/); without it every "standard" verdict is "unknown". */
   policy?: PolicyOracle | undefined;
+  /** The share of the network each relay policy stands for, as the operator configured it (POLICY_NETWORK_SHARES); none unset. */
+  policyShares?: PolicyShares | undefined;
   /** What one client address may make the portal store as failed submissions in a day (DEFAULT_FAILURE_STORAGE without). */
   failureStorage?: FailureStorageBound | undefined;
   /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds. None without. */

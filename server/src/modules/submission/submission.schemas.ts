@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { StandardVerdict } from '../policy/policy.schemas.ts';
+import { PolicyVerdict, StandardVerdict } from '../policy/policy.schemas.ts';
 import { QuoteIdField, QuoteSchema } from '../quotes/quotes.schemas.ts';
 import { MAX_QUOTE_ID_CHARS } from '../quotes/quote-token.ts';
 import { ReceiptField, ReceiptsField } from '../receipts/receipts.schemas.ts';
@@ -137,6 +137,7 @@ export const ParsedTxItem = Type.Object({
   ),
   confirmed: Type.Optional(Confirmed),
   standard: Type.Optional(StandardVerdict),
+  policies: Type.Optional(Type.Array(PolicyVerdict, { description: "Whether nodes would relay it, per relay policy: Bitcoin Core 30+ ('core', what `standard` says), Core 29 and Knots with -corepolicy ('core-29'), Knots' defaults ('knots')" })),
   child_pays_for_parent: Type.Optional(Type.String({
     description:
       'How child pays for parent counts for it, in plain words: a child priced with the unconfirmed parents it pays for; a package member below the minimum that the members spending it pay for; or, for one below the minimum, how a child can still pay for it',

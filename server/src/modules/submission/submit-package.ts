@@ -18,7 +18,7 @@ import { unknownInputsRefusal } from './already-confirmed.ts';
 import type { PackageResult } from './submission.schemas.ts';
 import { afterAnswer, answered, checkCallback, decodePackage, subscribeAccepted, type Subscribers } from './submission-pipeline.ts';
 import type { PortalTxids } from './portal-records.repository.ts';
-import type { HexTx } from '../policy/standard-verdict.ts';
+import type { PricedHexTx } from '../policy/policy-verdicts.ts';
 import { publicPackageResult } from '../disclosure/public-disclosure.ts';
 import { namedQuote, receiptsOf, withQuote } from './quote-and-receipt.ts';
 
@@ -195,7 +195,7 @@ interface PackagePricing {
  * The record, its hash and its members, for the follow-ups; none when the
  * node took none.
  */
-async function recordAccepted(context: Pick<SubmissionContext, 'records' | 'db' | 'log'>, result: SubmitPackageResult, priced: PricedMember[], hexes: string[], pricing: PackagePricing): Promise<{ packageHash: string; members: HexTx[] } | undefined> {
+async function recordAccepted(context: Pick<SubmissionContext, 'records' | 'db' | 'log'>, result: SubmitPackageResult, priced: PricedWithFee[], hexes: string[], pricing: PackagePricing): Promise<{ packageHash: string; members: PricedHexTx[] } | undefined> {
   const { clientCode, ctx, createdAt, lifted } = pricing;
   const accepted = new Set(Object.values(result['tx-results'] ?? {}).flatMap((r) => (r.txid && !r.error ? [r.txid] : [])));
   const kept = priced.flatMap((p, i) => (accepted.has(p.tx.txid) ? [{ p, hex: hexes[i]! }] : []));
@@ -232,7 +232,7 @@ async function recordAccepted(context: Pick<SubmissionContext, 'records' | 'db' 
   // The links only add a note to the status answers: without them the package still stands.
   const linked = recordCpfpLinks(context.db, links).catch((error: unknown) => context.log.error({ err: error, packageHash }, 'Could not record which child pays for which parent'));
   await Promise.all([recorded, linked]);
-  return { packageHash, members: kept.map((k) => ({ tx: k.p.tx, hex: k.hex })) };
+  return { packageHash, members: kept.map((k) => ({ tx: k.p.tx, hex: k.hex, priced: k.p })) };
 }
 
 /** A package the node refused (in whole or in part): kept for staff when the reason passes, and refused (422) with `shown`, the result as the public may read it. */

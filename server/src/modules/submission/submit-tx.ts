@@ -87,7 +87,7 @@ export async function submitTx(context: SubmissionContext, entry: string, rawCli
       throw new ApiError(422, held.kind === 'another' ? OTHER_WITNESS_MESSAGE : LEFT_MEMPOOL_MESSAGE);
     }
     await recordAccepted(context, submission, !sent.claimed || options.waitForRecord === true);
-    afterAnswer(context, 'whether it is standard', () => noteStandardness(context, [{ tx, hex }]));
+    afterAnswer(context, 'whether it is standard', () => noteStandardness(context, [{ tx, hex, priced }]));
     // This copy is the one recorded: the answer carries its receipt.
     return { ...success, ...(await receiptOf(context, { tx, fee: priced.fee, vsize: priced.vsize }, ctx, context.clock.now())) };
   });

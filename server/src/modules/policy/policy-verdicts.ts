@@ -1,0 +1,129 @@
+import { rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
+import { checkSignatures } from '../../bitcoin/signature-check.ts';
+import { CORE, CORE_29, type PolicyFamily } from '../../bitcoin/standardness/policy-families.ts';
+import { checkStandardRules, RULE_SOURCES, type RuleVerdict } from '../../bitcoin/standardness/standard-rules.ts';
+import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
+import type { PricedTx } from '../submission/prevouts.ts';
+import type { PolicyVerdict, StandardVerdict } from './policy.schemas.ts';
+import { judgeStandard, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
+
+/**
+ * Whether the public network would relay a transaction, per relay policy
+ * (bitcoin/standardness/policy-families.ts), from two sources that each
+ * know part of it:
+ * - the policy node (Knots with `-corepolicy`, standard-verdict.ts) runs
+ *   Core 29's rules on the real transaction: scripts, signatures, finality,
+ *   conflicts and chain limits, and stands for `core-29` itself;
+ * - the rules module (bitcoin/standardness/standard-rules.ts) implements the
+ *   pre-script rules of Core 29 and Core 30, including those the node cannot
+ *   run (Core 30's OP_RETURN budget and 0.1 sat/vB floor), from the outputs
+ *   the transaction spends and its fee.
+ * `core` is the rules module's Core 30 verdict, completed by the node for
+ * what comes after those rules: a node refusal for a rule Core 30 no longer
+ * has (or one only Knots has) stopped it before the scripts, which are then
+ * judged by the portal's own signature check where it can; otherwise the
+ * verdict is unknown, never a guess.
+ */
+
+/** The share of the network's nodes each policy stands for, when the operator says (POLICY_NETWORK_SHARES). */
+export type PolicyShares = Partial<Record<PolicyFamily, number>>;
+
+/**
+ * Refusals only Bitcoin Knots makes, whatever its policy flags: an output
+ * script over 34 bytes (83 for OP_RETURN), and tapscript `OP_FALSE OP_IF`
+ * envelopes (docs/production.md#which-node-for-which-transactions). Core
+ * relays both, so for the Core families they say nothing.
+ */
+export const KNOTS_ONLY = /^(bad-txns-vout-script-toolarge|mempool-script-verify-flag-failed \(OP_IF\/NOTIF argument must be minimal in tapscript\))/;
+
+const RULE_REASONS = new Set<string>(Object.keys(RULE_SOURCES));
+/** A reject reason's code, without the node's details ("min relay fee not met, 100 < 141" → "min relay fee not met"). */
+const codeOf = (reason: string) => reason.split(/,| \(/)[0]!.trim();
+/** A refusal by one of the pre-script rules the rules module decides for each family itself. */
+const isRuleRefusal = (reason: string) => RULE_REASONS.has(codeOf(reason));
+
+export interface PolicyVerdicts {
+  /** `core`, `core-29`, `knots`, in that order. */
+  policies: PolicyVerdict[];
+  /** `core`'s, in the shape the `standard` field has always had. */
+  standard: StandardVerdict;
+}
+
+export interface PolicyInput {
+  tx: DecodedTx;
+  /** Its price (the outputs it spends, its fee); undefined when the pool node could not be asked. */
+  priced: PricedTx | undefined;
+  /** The policy node's verdict (Core 29's policy). */
+  node: StandardVerdict;
+  /** Another transaction of the same list spends it (package relay). */
+  hasChildInPackage: boolean;
+}
+
+export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): PolicyVerdicts {
+  const rulesInput = input.priced && { tx: input.tx, spent: input.priced.spent, fee: input.priced.fee, vsize: input.priced.vsize, hasChildInPackage: input.hasChildInPackage };
+  const rules29: RuleVerdict = rulesInput ? checkStandardRules(rulesInput, CORE_29) : { relays: 'unknown', missing: 'prevouts' };
+  const rulesCore: RuleVerdict = rulesInput ? checkStandardRules(rulesInput, CORE) : { relays: 'unknown', missing: 'prevouts' };
+  const core = coreVerdict(input, rulesCore);
+  const share = (policy: PolicyFamily) => (shares[policy] === undefined ? {} : { network_share: shares[policy] });
+  const policies: PolicyVerdict[] = [
+    { policy: 'core', ...core, ...share('core') },
+    { policy: 'core-29', ...core29Verdict(input.node, rules29), ...share('core-29') },
+    // No node with Knots' defaults is asked yet: its filters (datacarriersize 42, -rejectparasites...) are its own.
+    { policy: 'knots', relays: null, explanation: 'No node with Bitcoin Knots\' default policy is configured to judge it.', ...share('knots') },
+  ];
+  return { policies, standard: toStandard(core) };
+}
+
+type Judged = Omit<PolicyVerdict, 'policy' | 'network_share'>;
+
+const UNKNOWN: Judged = { relays: null };
+
+function refused(reason: string, explanation?: string): Judged {
+  const plain = explanation ?? rejectReasonEntry(reason)?.plain;
+  return { relays: false, reason, ...(plain ? { explanation: plain } : {}) };
+}
+
+function fromNode(node: StandardVerdict): Judged {
+  return node.reason === undefined ? UNKNOWN : refused(node.reason, node.explanation);
+}
+
+/** Core 29: the node runs it, save the rules only Knots adds, where the rules module decides the pre-script part. */
+function core29Verdict(node: StandardVerdict, rules: RuleVerdict): Judged {
+  if (node.verdict === 'standard') return { relays: true };
+  if (node.verdict === 'non-standard' && node.reason !== undefined && !KNOTS_ONLY.test(node.reason)) return fromNode(node);
+  return rules.relays === false ? refused(rules.reason) : UNKNOWN;
+}
+
+/** Core 30 and later: the rules module for the rules the node runs differently, the node (or the signature check) for the scripts. */
+function coreVerdict(input: PolicyInput, rules: RuleVerdict): Judged {
+  if (rules.relays === false) return refused(rules.reason);
+  if (rules.relays === 'unknown') return input.node.verdict === 'non-standard' && input.node.reason !== undefined && !isRuleRefusal(input.node.reason) && !KNOTS_ONLY.test(input.node.reason) ? fromNode(input.node) : UNKNOWN;
+  const node = input.node;
+  if (node.verdict === 'standard') return { relays: true };
+  if (node.verdict === 'unknown' || node.reason === undefined) return UNKNOWN;
+  if (!isRuleRefusal(node.reason) && !KNOTS_ONLY.test(node.reason)) return fromNode(node);
+  // The node stopped at a rule Core 30 does not have, before any script ran: the signatures decide, where the portal can check them all.
+  const signed = input.priced && checkSignatures(input.tx, input.priced.spent);
+  return signed?.ok ? { relays: true } : UNKNOWN;
+}
+
+function toStandard(verdict: Judged): StandardVerdict {
+  if (verdict.relays === true) return { verdict: 'standard' };
+  if (verdict.relays === null) return { verdict: 'unknown' };
+  return { verdict: 'non-standard', ...(verdict.reason ? { reason: verdict.reason } : {}), ...(verdict.explanation ? { explanation: verdict.explanation } : {}) };
+}
+
+/** A transaction, its hex and its price (undefined when the pool node could not say). */
+export type PricedHexTx = HexTx & { priced: PricedTx | undefined };
+
+/** Transactions with their prices, judged by the policy node and then per policy. Never rejects for the node's sake: what it cannot tell is unknown. */
+export async function judgePolicies(deps: StandardJudgeDeps & { policyShares?: PolicyShares | undefined }, items: PricedHexTx[]): Promise<Map<DecodedTx, PolicyVerdicts>> {
+  const node = await judgeStandard(deps, items);
+  return combinePolicies(items, node, deps.policyShares);
+}
+
+/** The policy verdicts from the node's and each transaction's price (parse-tx asks the node beside the pricing). */
+export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, node: ReadonlyMap<DecodedTx, StandardVerdict>, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
+  const spentByList = new Set(items.flatMap((i) => i.tx.inputs.map((input) => input.txid)));
+  return new Map(items.map((i) => [i.tx, policyVerdicts({ tx: i.tx, priced: i.priced, node: node.get(i.tx) ?? { verdict: 'unknown' }, hasChildInPackage: spentByList.has(i.tx.txid) }, shares)]));
+}
