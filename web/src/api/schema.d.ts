@@ -172,6 +172,19 @@ export interface paths {
                                     /** @description Why public nodes refuse it, in plain words */
                                     explanation?: string;
                                 };
+                                /** @description Whether nodes would relay it, per relay policy: Bitcoin Core 30+ ('core', what `standard` says), Core 29 and Knots with -corepolicy ('core-29'), Knots' defaults ('knots') */
+                                policies?: {
+                                    /** @description 'core': Bitcoin Core 30 and later with its defaults; 'core-29': Bitcoin Core 29 and earlier, and Knots with -corepolicy; 'knots': Bitcoin Knots with its defaults */
+                                    policy: "core" | "core-29" | "knots";
+                                    /** @description Whether nodes with this policy would relay it; null when no rule or node available could tell */
+                                    relays: boolean | null;
+                                    /** @description The reject reason, as that node's testmempoolaccept gives it */
+                                    reason?: string;
+                                    /** @description Why, in plain words */
+                                    explanation?: string;
+                                    /** @description The share of the network's nodes (percent) this policy stands for, as the operator configured it (POLICY_NETWORK_SHARES); absent when not configured */
+                                    network_share?: number;
+                                }[];
                                 /** @description How child pays for parent counts for it, in plain words: a child priced with the unconfirmed parents it pays for; a package member below the minimum that the members spending it pay for; or, for one below the minimum, how a child can still pay for it */
                                 child_pays_for_parent?: string;
                             }[];
@@ -1416,6 +1429,18 @@ export interface paths {
                                 /** @description Why public nodes refuse it, in plain words */
                                 explanation?: string;
                             };
+                            policies?: {
+                                /** @description 'core': Bitcoin Core 30 and later with its defaults; 'core-29': Bitcoin Core 29 and earlier, and Knots with -corepolicy; 'knots': Bitcoin Knots with its defaults */
+                                policy: "core" | "core-29" | "knots";
+                                /** @description Whether nodes with this policy would relay it; null when no rule or node available could tell */
+                                relays: boolean | null;
+                                /** @description The reject reason, as that node's testmempoolaccept gives it */
+                                reason?: string;
+                                /** @description Why, in plain words */
+                                explanation?: string;
+                                /** @description The share of the network's nodes (percent) this policy stands for, as the operator configured it (POLICY_NETWORK_SHARES); absent when not configured */
+                                network_share?: number;
+                            }[];
                         };
                     };
                 };
@@ -1860,6 +1885,19 @@ export interface paths {
                                     /** @description Why public nodes refuse it, in plain words */
                                     explanation?: string;
                                 };
+                                /** @description Whether nodes would relay it, per relay policy (core, core-29, knots); empty when it was not tested */
+                                policies: {
+                                    /** @description 'core': Bitcoin Core 30 and later with its defaults; 'core-29': Bitcoin Core 29 and earlier, and Knots with -corepolicy; 'knots': Bitcoin Knots with its defaults */
+                                    policy: "core" | "core-29" | "knots";
+                                    /** @description Whether nodes with this policy would relay it; null when no rule or node available could tell */
+                                    relays: boolean | null;
+                                    /** @description The reject reason, as that node's testmempoolaccept gives it */
+                                    reason?: string;
+                                    /** @description Why, in plain words */
+                                    explanation?: string;
+                                    /** @description The share of the network's nodes (percent) this policy stands for, as the operator configured it (POLICY_NETWORK_SHARES); absent when not configured */
+                                    network_share?: number;
+                                }[];
                             }[];
                         };
                     };
