@@ -14,6 +14,13 @@ import { get, post, startTestApp, withoutReceipt } from './helpers/test-app.ts';
 import { until } from './helpers/until.ts';
 import { lockedChildOf } from './helpers/signed-spends.ts';
 
+
+/** Without a policy node nothing decides the scripts, so no policy is known for a transaction every pre-script rule passes. */
+const NOT_JUDGED = [
+  { policy: 'core', relays: null },
+  { policy: 'core-29', relays: null },
+  { policy: 'knots', relays: null, explanation: "No node with Bitcoin Knots' default policy is configured to judge it." },
+];
 /**
  * The Slipstream-compatible public API (`/api/*`) end to end, on a real
  * regtest node and each database engine: the same pricing, records, audit
@@ -203,7 +210,7 @@ for (const engine of testDatabases()) {
       const tx = await node.buildTx({ feeRate: 3 });
       const res = await post<Outcome>(t.app, '/api/transactions', { tx_hex: tx.hex, skip_mempool_submission: true });
       // No policy node here: whether the public network would relay it is unknown, never guessed.
-      assert.deepEqual([res.statusCode, res.body], [200, { status: 'success', message: tx.txid, standard: { verdict: 'unknown' } }]);
+      assert.deepEqual([res.statusCode, res.body], [200, { status: 'success', message: tx.txid, standard: { verdict: 'unknown' }, policies: NOT_JUDGED }]);
       assert.ok(!(await mempoolHas(tx.txid)));
       await t.records.idle();
       const { rows } = await db.query<{ n: number }>(
@@ -361,7 +368,7 @@ for (const engine of testDatabases()) {
       }
       const staff = await dry(`Bearer ${t.tokens.viewer}`);
       assert.equal(staff.statusCode, 200);
-      assert.deepEqual(staff.json(), { is_success: true, results: [{ txid: tx.txid, wtxid: decodeTxHex(tx.hex).wtxid, allowed: true, vsize: tx.vsize, fee: tx.fee, reject_reason: null, standard: { verdict: 'unknown' } }] });
+      assert.deepEqual(staff.json(), { is_success: true, results: [{ txid: tx.txid, wtxid: decodeTxHex(tx.hex).wtxid, allowed: true, vsize: tx.vsize, fee: tx.fee, reject_reason: null, standard: { verdict: 'unknown' }, policies: NOT_JUDGED }] });
 
       const clientId = (await db.query<{ id: number }>("SELECT id FROM clients WHERE name = 'Inscriber'")).rows[0]!.id;
       assert.equal((await t.call('POST', `/rest-api/client/${clientId}/api-keys`, { as: 'viewer' })).statusCode, 403, 'administrators only');

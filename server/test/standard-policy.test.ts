@@ -179,9 +179,12 @@ describe('standard-policy oracle', () => {
     await poolTakes(hex);
   });
 
-  test('an OP_RETURN over 83 bytes: non-standard (scriptpubkey)', async () => {
+  test('an OP_RETURN over 83 bytes: standard for Core 30 (the rules module, signatures checked), non-standard (scriptpubkey) for Core 29 (the node)', async () => {
     const hex = await custom({ outputs: [{ value: 0, scriptPubKey: `6a4c64${'ab'.repeat(100)}` }] });
-    assert.deepEqual(await verdictOf([hex]), refusedFor('scriptpubkey'));
+    await synced();
+    const [item] = (await service.parse([hex], undefined)).transactions;
+    assert.deepEqual(item!.standard, { verdict: 'standard' });
+    assert.deepEqual(item!.policies?.map((p) => [p.policy, p.relays, p.reason]), [['core', true, undefined], ['core-29', false, 'scriptpubkey'], ['knots', null, undefined]]);
     await poolTakesUnlessOutputSizeRule(hex);
   });
 
@@ -315,11 +318,14 @@ describe('standard-policy oracle', () => {
     assert.match(await t.services.metricsService.scrape(), new RegExp(`^slipstream_nonstandard_submissions\\{reason="version"\\} ${counted.rows[0]!.n}$`, 'm'));
   });
 
-  test('without an oracle, or with one stopped: "unknown", and submissions still work', async () => {
-    const hex = await custom({ version: 4, outputs: [] });
+  test('without an oracle, or with one stopped: "unknown" where the scripts would decide, the rules\' refusals still told, and submissions still work', async () => {
+    const hex = await custom({ outputs: [] });
+    const version4 = await custom({ version: 4, outputs: [] });
     await synced();
-    const none = await serviceWith(undefined).parse([hex], undefined);
+    const none = await serviceWith(undefined).parse([hex, version4], undefined);
     assert.deepEqual(none.transactions[0]!.standard, { verdict: 'unknown' });
+    // A rule that needs no node (policy.cpp IsStandardTx): refused by every Core policy, oracle or not.
+    assert.deepEqual(none.transactions[1]!.standard, refusedFor('version'));
     await policy.stop();
     const answer = await service.parse([hex], undefined);
     assert.deepEqual(answer.transactions[0]!.standard, { verdict: 'unknown' });

@@ -95,3 +95,22 @@ test('a transaction already mined, pasted again: "already confirmed in block N",
   await screenshot(page, 'standard-verdict-already-confirmed-390');
   await page.close();
 });
+
+test('a 100-byte OP_RETURN: standard for Bitcoin Core 30, and per node policy Core 29 refuses it, Knots not judged', async () => {
+  const tx = await pool.buildWithOutputs({ outputs: [{ value: 0, scriptPubKey: `6a4c64${'ab'.repeat(100)}` }], feeRate: 2 });
+  const { page, text } = await decoded(tx.hex);
+  assert.match(text, /Public network\s+standard: the public network would relay this/);
+  const byPolicy = page.getByRole('list', { name: 'By node policy' });
+  assert.deepEqual(await byPolicy.getByRole('listitem').allInnerTexts(), [
+    'Bitcoin Core 30 and later: relays it',
+    'Bitcoin Core 29, and Knots with -corepolicy: refuses it because an output script is of a kind the node does not relay (scriptpubkey)',
+    "Bitcoin Knots, its defaults: not known (no node with Bitcoin Knots' default policy is configured to judge it)",
+  ]);
+  assert.deepEqual(await seriousA11yViolations(page), []);
+  await screenshot(page, 'standard-verdict-per-policy');
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Each line wraps inside the summary: nothing wider than the phone's screen.
+  assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1'), false, 'no sideways scrolling');
+  await screenshot(page, 'standard-verdict-per-policy-390');
+  await page.close();
+});

@@ -65,7 +65,7 @@ export function ParseSummary({ parsed, network }: { parsed: ParseTxResponse; net
               </div>
               <PsbtRow tx={tx} />
               {/* Mined already: where it is is the answer, and whether others would relay it no longer matters. */}
-              {!tx.confirmed && <StandardVerdictRow standard={tx.standard} />}
+              {!tx.confirmed && <StandardVerdictRow standard={tx.standard} policies={tx.policies} />}
               {tx.confirmed ? (
                 <div>
                   <dt>Status</dt>

@@ -5,7 +5,7 @@ import { checkStandardRules, RULE_SOURCES, type RuleVerdict } from '../../bitcoi
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { PricedTx } from '../submission/prevouts.ts';
 import type { PolicyVerdict, StandardVerdict } from './policy.schemas.ts';
-import { judgeStandard, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
+import { ANCESTOR_REFUSED, ancestorRefusal, judgeStandard, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
 
 /**
  * Whether the public network would relay a transaction, per relay policy
@@ -102,6 +102,8 @@ function coreVerdict(input: PolicyInput, rules: RuleVerdict): Judged {
   if (node.verdict === 'standard') return { relays: true };
   if (node.verdict === 'unknown' || node.reason === undefined) return UNKNOWN;
   if (!isRuleRefusal(node.reason) && !KNOTS_ONLY.test(node.reason)) return fromNode(node);
+  // An ancestor's refusal by a Core 29 rule: whether Core 30 takes that ancestor is its own verdict's (combinePolicies), not known here.
+  if (node.explanation?.startsWith(ANCESTOR_REFUSED)) return UNKNOWN;
   // The node stopped at a rule Core 30 does not have, before any script ran: the signatures decide, where the portal can check them all.
   const signed = input.priced && checkSignatures(input.tx, input.priced.spent);
   return signed?.ok ? { relays: true } : UNKNOWN;
@@ -125,5 +127,26 @@ export async function judgePolicies(deps: StandardJudgeDeps & { policyShares?: P
 /** The policy verdicts from the node's and each transaction's price (parse-tx asks the node beside the pricing). */
 export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, node: ReadonlyMap<DecodedTx, StandardVerdict>, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
   const spentByList = new Set(items.flatMap((i) => i.tx.inputs.map((input) => input.txid)));
-  return new Map(items.map((i) => [i.tx, policyVerdicts({ tx: i.tx, priced: i.priced, node: node.get(i.tx) ?? { verdict: 'unknown' }, hasChildInPackage: spentByList.has(i.tx.txid) }, shares)]));
+  const own = new Map(items.map((i) => [i.tx, policyVerdicts({ tx: i.tx, priced: i.priced, node: node.get(i.tx) ?? { verdict: 'unknown' }, hasChildInPackage: spentByList.has(i.tx.txid) }, shares)]));
+  const byTxid = new Map(items.map((i) => [i.tx.txid, i.tx]));
+  const settled = new Map<DecodedTx, PolicyVerdicts>();
+  // Core 30's verdict on a transaction holds only with its parents in the list: nodes refuse a child whose parent they refuse.
+  const settle = (tx: DecodedTx, path: Set<DecodedTx>): PolicyVerdicts => {
+    const done = settled.get(tx);
+    if (done) return done;
+    const verdicts = own.get(tx)!;
+    const core = verdicts.policies[0]!;
+    let settledCore = core;
+    for (const input of tx.inputs) {
+      const parent = byTxid.get(input.txid);
+      if (!parent || parent === tx || path.has(parent) || settledCore.relays === false) continue;
+      const parentCore = settle(parent, new Set([...path, tx])).policies[0]!;
+      if (parentCore.relays === false) settledCore = { ...refused(parentCore.reason ?? '', ancestorRefusal(parent.txid, parentCore.explanation ?? parentCore.reason ?? '')), policy: 'core', ...(core.network_share === undefined ? {} : { network_share: core.network_share }) };
+      else if (parentCore.relays === null && settledCore.relays === true) settledCore = { ...UNKNOWN, policy: 'core', ...(core.network_share === undefined ? {} : { network_share: core.network_share }) };
+    }
+    const result = settledCore === core ? verdicts : { policies: [settledCore, ...verdicts.policies.slice(1)], standard: toStandard(settledCore) };
+    settled.set(tx, result);
+    return result;
+  };
+  return new Map(items.map((i) => [i.tx, settle(i.tx, new Set())]));
 }

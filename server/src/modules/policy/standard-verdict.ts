@@ -19,6 +19,10 @@ import type { StandardVerdict } from './policy.schemas.ts';
 
 export const UNKNOWN: StandardVerdict = { verdict: 'unknown' };
 
+/** How a refusal for an unconfirmed ancestor's sake begins: the reason is then the ancestor's, not the transaction's own. */
+export const ANCESTOR_REFUSED = 'Its unconfirmed ancestor ';
+export const ancestorRefusal = (txid: string, why: string) => `${ANCESTOR_REFUSED}${txid} is refused: ${why}`;
+
 /** Reasons that say the oracle lacks an input, not that the transaction is non-standard. */
 const MISSING_INPUTS = /^(missing-inputs|bad-txns-inputs-missingorspent)/;
 /**
@@ -96,7 +100,7 @@ function verdictOf(tx: DecodedTx, pkg: PackageMember[], answers: OracleAnswer[])
   const ancestorWhy = failed?.['reject-reason'] ?? '';
   if (failed && !MISSING_INPUTS.test(ancestorWhy) && !ALREADY_MINED.test(ancestorWhy) && !ALREADY_IN_MEMPOOL.test(ancestorWhy) && pkg.some((p) => p.txid === failed.txid)) {
     const why = nonStandard(failed['reject-reason']!);
-    return { ...why, explanation: `Its unconfirmed ancestor ${failed.txid} is refused: ${why.explanation ?? failed['reject-reason']}` };
+    return { ...why, explanation: ancestorRefusal(failed.txid, why.explanation ?? failed['reject-reason']!) };
   }
   return UNKNOWN;
 }
