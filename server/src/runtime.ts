@@ -350,6 +350,7 @@ export async function startRuntime(config: AppConfig, log: (m: string) => void):
       bytesPerSigop: config.bytesPerSigop,
       failureStorage: config.failedTxStorage,
       policy: policy.oracle,
+      knotsPolicy: policy.knotsOracle,
       policyShares: config.policyShares,
       publicMempool: config.publicMempool.kind === 'external'
         ? connectPublicMempool({ url: config.publicMempool.rpcUrl, auth: config.publicMempool.auth }, (error) => logger.warn({ err: error }, 'The public mempool node did not answer: no parent counts as public meanwhile'))

@@ -103,6 +103,8 @@ export interface Adapters {
   failureStorage?: FailureStorageBound;
   /** The standard-policy oracle (modules/policy/): without it parse-tx says "unknown" for whether the public network would relay a transaction. */
   policy?: PolicyOracle | undefined;
+  /** A node with Knots' default policy (KNOTS_POLICY_RPC_URL, or embedded): the 'knots' verdict; "unknown" without. */
+  knotsPolicy?: PolicyOracle | undefined;
   /** The share of the network each relay policy stands for (POLICY_NETWORK_SHARES); none unset. */
   policyShares?: PolicyShares | undefined;
   /** The public network's mempool (PUBLIC_MEMPOOL_RPC_URL): a child may be priced with a parent it holds (child pays for parent). None without. */
@@ -217,7 +219,7 @@ export function createServices(adapters: Adapters): Services {
   const receiptKeys = createReceiptKeys({ db, clock, authKey, ...(adapters.receiptKeyCacheMs !== undefined ? { cacheMs: adapters.receiptKeyCacheMs } : {}) });
   const receipts = createReceiptService({ db, rpc: meteredRpc, mempool, settings, signer: createReceiptSigner(receiptKeys), keys: receiptKeys, network: adapters.network, log });
   // One submission service: the API and the jobs (tracking, retries) submit through the same path; quotes judged and receipts signed on it.
-  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, policyShares: adapters.policyShares, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool, quotes, receipts });
+  const submission = createSubmissionService({ db, rpc, market: adapters.market, settings, records, clock, log, bytesPerSigop: adapters.bytesPerSigop ?? DEFAULT_BYTES_PER_SIGOP, policy: adapters.policy, knotsPolicy: adapters.knotsPolicy, policyShares: adapters.policyShares, failureStorage: adapters.failureStorage, publicMempool: adapters.publicMempool, quotes, receipts });
   return {
     network: adapters.network,
     settings,

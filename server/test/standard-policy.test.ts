@@ -37,6 +37,9 @@ describe('standard-policy oracle', () => {
   let pool: TestNode;
   let policy: LaunchedNode;
   let policyDir: string;
+  let knots: LaunchedNode;
+  let knotsDir: string;
+  let knotsOracle: PolicyOracle;
   let db: TestDatabase;
   let t: StaffTestApp;
   let oracle: PolicyOracle;
@@ -51,6 +54,10 @@ describe('standard-policy oracle', () => {
     policyDir = await mkdtemp(join(tmpdir(), 'policy-'));
     policy = await launchPolicyNode({ datadir: policyDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
     oracle = connectPolicyOracle({ url: policy.rpcUrl, auth: { kind: 'cookie', cookieFile: policy.cookieFile } });
+    // Beside it, a follower with Knots' own defaults: the 'knots' verdict.
+    knotsDir = await mkdtemp(join(tmpdir(), 'knots-policy-'));
+    knots = await launchPolicyNode({ datadir: knotsDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {}, policy: 'knots' });
+    knotsOracle = connectPolicyOracle({ url: knots.rpcUrl, auth: { kind: 'cookie', cookieFile: knots.cookieFile } });
     // Postgres when TEST_DATABASE_URL is set, PGlite otherwise: the verdict columns are checked on both.
     db = await testDatabases().at(-1)!.open();
     t = await startStaffTestApp(db, pool, { policy: oracle });
@@ -61,7 +68,9 @@ describe('standard-policy oracle', () => {
     await t?.close();
     await db?.close();
     await policy?.stop();
+    await knots?.stop();
     await rm(policyDir, { recursive: true, force: true });
+    await rm(knotsDir, { recursive: true, force: true });
     await pool?.stop();
   });
 
@@ -76,6 +85,7 @@ describe('standard-policy oracle', () => {
       log: quietLog,
       bytesPerSigop: DEFAULT_BYTES_PER_SIGOP,
       policy: policyOracle,
+      knotsPolicy: policyOracle && knotsOracle,
     });
   }
 
@@ -83,6 +93,7 @@ describe('standard-policy oracle', () => {
   async function synced(): Promise<void> {
     const poolHeight = await pool.rpc.call<number>('getblockcount');
     await until(async () => (await policy.rpc.call<number>('getblockcount')) >= poolHeight, async () => `oracle at ${await policy.rpc.call<number>('getblockcount')}, pool at ${poolHeight}`);
+    await until(async () => (await knots.rpc.call<number>('getblockcount')) >= poolHeight, async () => `Knots-policy node at ${await knots.rpc.call<number>('getblockcount')}, pool at ${poolHeight}`);
   }
 
   async function verdictOf(hexes: string[], which = hexes.length - 1): Promise<StandardVerdict | undefined> {
@@ -184,8 +195,18 @@ describe('standard-policy oracle', () => {
     await synced();
     const [item] = (await service.parse([hex], undefined)).transactions;
     assert.deepEqual(item!.standard, { verdict: 'standard' });
-    assert.deepEqual(item!.policies?.map((p) => [p.policy, p.relays, p.reason]), [['core', true, undefined], ['core-29', false, 'scriptpubkey'], ['knots', null, undefined]]);
+    assert.deepEqual(item!.policies?.slice(0, 2).map((p) => [p.policy, p.relays, p.reason]), [['core', true, undefined], ['core-29', false, 'scriptpubkey']]);
+    // Knots refuses it too, for its own reason (an output script over 83 bytes).
+    assert.deepEqual([item!.policies?.[2]?.policy, item!.policies?.[2]?.relays], ['knots', false]);
     await poolTakesUnlessOutputSizeRule(hex);
+  });
+
+  test('0.5 sat/vB: Core 30 and 29.1 relay it (0.1 sat/vB floor), Knots\' defaults refuse it (1 sat/vB), each policy judged by its own node', async () => {
+    const { hex } = await pool.buildTx({ feeRate: 0.5 });
+    await synced();
+    const [item] = (await service.parse([hex], undefined)).transactions;
+    assert.deepEqual(item!.policies?.map((p) => [p.policy, p.relays, p.reason]), [['core', true, undefined], ['core-29', true, undefined], ['knots', false, 'min relay fee not met']]);
+    assert.deepEqual(item!.standard, { verdict: 'standard' });
   });
 
   test('a bare multisig of 4 keys: non-standard (scriptpubkey; Core relays bare multisig of up to 3)', async () => {

@@ -12,6 +12,7 @@ import { launchPolicyNode, poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts
 import { compactSizeLength, writeCompactSize } from '../src/bitcoin/compact-size.ts';
 import { createRpcClient, type RpcClient } from '../src/bitcoin/rpc-client.ts';
 import { transactionSigOpCost } from '../src/bitcoin/sigops.ts';
+import { KNOTS_REASON_NAMES } from '../src/modules/policy/policy-verdicts.ts';
 import { CORE_29, type RuleParameters } from '../src/bitcoin/standardness/policy-families.ts';
 import { checkStandardRules, feeAt, RULE_SOURCES, type RuleVerdict } from '../src/bitcoin/standardness/standard-rules.ts';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
@@ -34,7 +35,7 @@ import { until } from './helpers/until.ts';
  * say it relays. Refusals only Knots makes (an output script over 34 bytes,
  * an OP_IF in tapscript) are no Core 29 policy: they are counted apart and
  * listed in one assertion, so a new one fails the test loudly. Where Knots
- * only names a Core rule's refusal its own way (KNOTS_NAMES), it is Core's.
+ * only names a Core rule's refusal its own way (KNOTS_REASON_NAMES in policy-verdicts.ts), it is Core's.
  * The one parameter the node sets differently from Core 29 is the minimum
  * relay fee rate, taken from the node.
  *
@@ -625,37 +626,15 @@ async function walletScripts(): Promise<WalletScripts> {
 const KNOTS_ONLY = ['bad-txns-vout-script-toolarge', 'mempool-script-verify-flag-failed (OP_IF/NOTIF argument must be minimal in tapscript)'];
 const SCRIPT_FAILURE = /^(mempool|mandatory|non-mandatory)-script-verify-flag/;
 
-/**
- * Knots names each refusal it can be told to ignore (-acceptnonstdtxn's
- * finer grain) on its own where Core gives one name to the rule: the same
- * checks of AreInputsStandard, IsWitnessStandard and SingleTRUCChecks, under
- * Core's name here. Only names whose check is Core's are listed.
- */
-const KNOTS_NAMES: Record<string, string> = {
-  'bad-txns-input-script-unknown': 'bad-txns-nonstandard-inputs',
-  'bad-txns-input-witness-unknown': 'bad-txns-nonstandard-inputs',
-  'bad-txns-input-scriptsig-failure': 'bad-txns-nonstandard-inputs',
-  'bad-txns-input-scriptcheck-missing': 'bad-txns-nonstandard-inputs',
-  'bad-txns-input-scriptcheck-sigops': 'bad-txns-nonstandard-inputs',
-  'bad-witness-anchor-not-empty': 'bad-witness-nonstandard',
-  'bad-witness-nonwitness-input': 'bad-witness-nonstandard',
-  'bad-witness-script-size': 'bad-witness-nonstandard',
-  'bad-witness-stackitem-count': 'bad-witness-nonstandard',
-  'bad-witness-stackitem-size': 'bad-witness-nonstandard',
-  'bad-witness-taproot-annex': 'bad-witness-nonstandard',
-  'bad-witness-taproot-control-missing': 'bad-witness-nonstandard',
-  'bad-witness-taproot-stackitem-size': 'bad-witness-nonstandard',
-  'truc-vsize-toobig': 'TRUC-violation',
-};
 
-/** The node's reason as a rule names it: "min relay fee not met, 100 < 141" is "min relay fee not met"; Knots's names are Core's. */
+/** The node's reason as a rule names it: "min relay fee not met, 100 < 141" is "min relay fee not met"; Knots's names are Core's (policy-verdicts.ts KNOTS_REASON_NAMES). */
 const ruleReason = (reason: string) => {
   const short = reason.split(/,| \(/)[0]!;
-  return KNOTS_NAMES[short] ?? short;
+  return KNOTS_REASON_NAMES[short] ?? short;
 };
 
 test(`the rules module and the policy node (Core 29's policy) agree on every corpus transaction`, async (t) => {
-  // This Knots relays from 100 sat/kvB even with -corepolicy=1, where Core 29 asks 1,000: the fee rule is judged at the node's own minimum.
+  // Core 29.0 asked 1,000 sat/kvB, 29.1 and this Knots 100: the fee rule is judged at the node's own minimum.
   const network = await oracle.call<{ relayfee: number; subversion: string }>('getnetworkinfo');
   const relayFee = btcToSats(network.relayfee);
   const rules: RuleParameters = relayFee === CORE_29.minRelayFeePerKvB ? CORE_29 : { ...CORE_29, minRelayFeePerKvB: relayFee };

@@ -27,6 +27,12 @@ export interface LaunchPolicyNodeOptions {
   bitcoindPath?: string | undefined;
   cacheDir: string;
   log: (message: string) => void;
+  /**
+   * Whose policy it runs: Bitcoin Core 29's (`-corepolicy=1`, the default),
+   * or Knots' own defaults (`-corepolicy=0`, which the command line's last
+   * value sets: its filters and its 1 sat/vB floor).
+   */
+  policy?: 'core-29' | 'knots';
   /** More arguments, appended last (tests). */
   extraArgs?: string[];
 }
@@ -64,6 +70,6 @@ export async function launchPolicyNode(options: LaunchPolicyNodeOptions): Promis
     cacheDir: options.cacheDir,
     log: options.log,
     follower: true,
-    extraArgs: [...policyNodeArgs(options.poolP2pPort), ...(options.extraArgs ?? [])],
+    extraArgs: [...policyNodeArgs(options.poolP2pPort), ...(options.policy === 'knots' ? ['-corepolicy=0'] : []), ...(options.extraArgs ?? [])],
   });
 }

@@ -267,6 +267,15 @@ test('standard-policy oracle: a node beside the embedded one by default, off on 
   assert.equal(parse({ REGTEST_POLICY_RPC_PORT: '18543', STANDARD_POLICY_NODE: 'off' }).standardPolicy.kind, 'off');
 });
 
+test('Knots-policy node: one beside the embedded node by default, off with the standard-policy node, or the operator\'s own', () => {
+  assert.deepEqual(parse({}).knotsPolicy, { kind: 'embedded', datadir: path.join(repoRoot, '.data', 'bitcoind-knots-policy'), rpcPort: 18548 });
+  assert.deepEqual(parse({ STANDARD_POLICY_NODE: 'off' }).knotsPolicy, { kind: 'off' });
+  assert.deepEqual(parse({ BITCOIN_RPC_URL: 'http://node:8332', BITCOIN_RPC_COOKIE_FILE: '/c' }).knotsPolicy, { kind: 'off' });
+  assert.deepEqual(parse({ KNOTS_POLICY_RPC_URL: 'http://knots:8332', KNOTS_POLICY_RPC_USER: 'u', KNOTS_POLICY_RPC_PASSWORD: 'pw' }).knotsPolicy, { kind: 'external', rpcUrl: 'http://knots:8332', auth: { kind: 'userpass', user: 'u', password: 'pw' } });
+  assert.match(problemsOf({ KNOTS_POLICY_RPC_URL: 'http://knots:8332' }).join('\n'), /KNOTS_POLICY_RPC_URL needs KNOTS_POLICY_RPC_COOKIE_FILE/);
+  assert.match(problemsOf({ REGTEST_KNOTS_POLICY_RPC_PORT: '18547' }).join('\n'), /must all differ/);
+});
+
 test('failed submissions: 25 rows and 8 MiB of hex per address a day, kept 30 days, by default; each settable, a retention under a day refused', () => {
   assert.deepEqual(parse({}).failedTxStorage, { maxRowsPerAddressPerDay: 25, maxBytesPerAddressPerDay: 8_388_608, retentionDays: 30 });
   assert.deepEqual(

@@ -49,6 +49,11 @@ const EnvSchema = Type.Object({
   STANDARD_POLICY_NODE: Type.Union([Type.Literal('embedded'), Type.Literal('off')], { default: 'embedded', description: "'off': no embedded standard-policy node beside the embedded regtest node (the verdicts are then 'unknown')" }),
   POLICY_NETWORK_SHARES: Type.Optional(Type.String({ pattern: '^\\s*(core|core-29|knots)\\s*=\\s*\\d{1,3}(\\.\\d+)?\\s*(,\\s*(core|core-29|knots)\\s*=\\s*\\d{1,3}(\\.\\d+)?\\s*)*$', description: "The share of the network's nodes (percent) each relay policy stands for, e.g. 'core=80,core-29=12,knots=8' (from a node survey you trust): shown beside each policy's verdict. Unset, no share is shown" })),
   REGTEST_POLICY_RPC_PORT: Port(18547, 'RPC port of the embedded standard-policy node'),
+  KNOTS_POLICY_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "RPC URL of a Bitcoin Knots node with its default policy that follows the pool node's chain: the 'knots' verdict of parse-tx" })),
+  KNOTS_POLICY_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  KNOTS_POLICY_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
+  KNOTS_POLICY_RPC_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  REGTEST_KNOTS_POLICY_RPC_PORT: Port(18548, "RPC port of the embedded node with Knots' default policy"),
   PUBLIC_MEMPOOL_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: "RPC URL of a node that sees the public network's mempool and none of the pool node's transactions (such as the pool's edge node): a child is priced with a parent that node holds (child pays for parent). Unset, only parents the portal took or the submitter gave count" })),
   PUBLIC_MEMPOOL_RPC_COOKIE_FILE: Type.Optional(Type.String({ minLength: 1 })),
   PUBLIC_MEMPOOL_RPC_USER: Type.Optional(Type.String({ minLength: 1 })),
@@ -127,6 +132,8 @@ export interface AppConfig {
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
   node: NodeConfig;
   standardPolicy: StandardPolicyConfig;
+  /** The node with Bitcoin Knots' default policy (the 'knots' verdict): the operator's, one beside the embedded regtest node, or none. */
+  knotsPolicy: StandardPolicyConfig;
   /** POLICY_NETWORK_SHARES: each relay policy's share of the network's nodes, percent; empty unset. */
   policyShares: Partial<Record<'core' | 'core-29' | 'knots', number>>;
   publicMempool: PublicMempoolConfig;
@@ -218,21 +225,23 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
       problems.push(`BITCOIN_NETWORK=${env.BITCOIN_NETWORK} needs BITCOIN_RPC_URL: the embedded node only runs regtest`);
     }
   }
-  problems.push(...rpcCredentialProblems('STANDARD_POLICY', env), ...rpcCredentialProblems('PUBLIC_MEMPOOL', env));
+  problems.push(...rpcCredentialProblems('STANDARD_POLICY', env), ...rpcCredentialProblems('KNOTS_POLICY', env), ...rpcCredentialProblems('PUBLIC_MEMPOOL', env));
   if (typeof env.POLICY_NETWORK_SHARES === 'string') {
     const shares = Object.values(parsePolicyShares(env.POLICY_NETWORK_SHARES));
     if (shares.some((share) => share > 100) || shares.reduce((sum, share) => sum + share, 0) > 100) problems.push('POLICY_NETWORK_SHARES are percentages of the network: each and their sum at most 100');
   }
   // The embedded standard-policy node follows the embedded regtest node; beside an operator's node, the operator runs their own.
   const embeddedPolicy = !env.BITCOIN_RPC_URL && !env.STANDARD_POLICY_RPC_URL && env.STANDARD_POLICY_NODE !== 'off';
+  const embeddedKnotsPolicy = !env.BITCOIN_RPC_URL && !env.KNOTS_POLICY_RPC_URL && env.STANDARD_POLICY_NODE !== 'off';
   const ports = [
     env.PORT,
     ...(env.BITCOIN_RPC_URL ? [] : [env.REGTEST_RPC_PORT, env.REGTEST_P2P_PORT, env.REGTEST_ZMQ_PORT]),
     ...(embeddedPolicy ? [env.REGTEST_POLICY_RPC_PORT] : []),
+    ...(embeddedKnotsPolicy ? [env.REGTEST_KNOTS_POLICY_RPC_PORT] : []),
     ...(env.OIDC_ISSUER ? [] : [env.DEV_IDP_PORT]),
   ];
   if (new Set(ports).size !== ports.length) {
-    problems.push('PORT and the ports of the embedded nodes (REGTEST_RPC_PORT, REGTEST_P2P_PORT, REGTEST_ZMQ_PORT, REGTEST_POLICY_RPC_PORT) and identity provider (DEV_IDP_PORT) must all differ');
+    problems.push('PORT and the ports of the embedded nodes (REGTEST_RPC_PORT, REGTEST_P2P_PORT, REGTEST_ZMQ_PORT, REGTEST_POLICY_RPC_PORT, REGTEST_KNOTS_POLICY_RPC_PORT) and identity provider (DEV_IDP_PORT) must all differ');
   }
   // A live request keeps its row pending while it waits for the node, at most twice (sendrawtransaction, then getmempoolentry).
   if (Number.isInteger(env.PENDING_SETTLE_MS) && Number.isInteger(env.BITCOIN_RPC_TIMEOUT_MS) && env.PENDING_SETTLE_MS < 2 * env.BITCOIN_RPC_TIMEOUT_MS) {
@@ -278,17 +287,8 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
         zmqPort: env.REGTEST_ZMQ_PORT,
       };
 
-  const standardPolicy: StandardPolicyConfig = env.STANDARD_POLICY_RPC_URL
-    ? {
-        kind: 'external',
-        rpcUrl: env.STANDARD_POLICY_RPC_URL,
-        auth: env.STANDARD_POLICY_RPC_COOKIE_FILE
-          ? { kind: 'cookie', cookieFile: env.STANDARD_POLICY_RPC_COOKIE_FILE }
-          : { kind: 'userpass', user: env.STANDARD_POLICY_RPC_USER!, password: env.STANDARD_POLICY_RPC_PASSWORD! },
-      }
-    : embeddedPolicy
-      ? { kind: 'embedded', datadir: path.join(dataDir, 'bitcoind-policy'), rpcPort: env.REGTEST_POLICY_RPC_PORT }
-      : { kind: 'off' };
+  const standardPolicy = policyNodeConfig('STANDARD_POLICY', env, embeddedPolicy ? { kind: 'embedded', datadir: path.join(dataDir, 'bitcoind-policy'), rpcPort: env.REGTEST_POLICY_RPC_PORT } : { kind: 'off' });
+  const knotsPolicy = policyNodeConfig('KNOTS_POLICY', env, embeddedKnotsPolicy ? { kind: 'embedded', datadir: path.join(dataDir, 'bitcoind-knots-policy'), rpcPort: env.REGTEST_KNOTS_POLICY_RPC_PORT } : { kind: 'off' });
 
   const publicMempool: PublicMempoolConfig = env.PUBLIC_MEMPOOL_RPC_URL
     ? {
@@ -307,6 +307,7 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
     database: env.DATABASE_URL ? { kind: 'postgres', url: env.DATABASE_URL } : { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') },
     node,
     standardPolicy,
+    knotsPolicy,
     policyShares: parsePolicyShares(env.POLICY_NETWORK_SHARES),
     publicMempool,
     network: env.BITCOIN_NETWORK ?? (node.kind === 'embedded' ? 'regtest' : undefined),
@@ -422,7 +423,7 @@ export function settingNames(): string[] {
  * credentials: a cookie file, or a user and password, not both, and none
  * without the URL.
  */
-function rpcCredentialProblems(prefix: 'STANDARD_POLICY' | 'PUBLIC_MEMPOOL', env: Partial<Record<string, unknown>>): string[] {
+function rpcCredentialProblems(prefix: 'STANDARD_POLICY' | 'KNOTS_POLICY' | 'PUBLIC_MEMPOOL', env: Partial<Record<string, unknown>>): string[] {
   const [url, cookie, user, password] = ['URL', 'COOKIE_FILE', 'USER', 'PASSWORD'].map((name) => env[`${prefix}_RPC_${name}`] as string | undefined);
   const hasUser = user !== undefined || password !== undefined;
   if (!url) return cookie || hasUser ? [`${prefix}_RPC_COOKIE_FILE/USER/PASSWORD need ${prefix}_RPC_URL`] : [];
@@ -430,6 +431,13 @@ function rpcCredentialProblems(prefix: 'STANDARD_POLICY' | 'PUBLIC_MEMPOOL', env
   if (cookie && hasUser) problems.push(`Set ${prefix}_RPC_COOKIE_FILE or ${prefix}_RPC_USER/${prefix}_RPC_PASSWORD, not both`);
   if (!cookie && !(user && password)) problems.push(`${prefix}_RPC_URL needs ${prefix}_RPC_COOKIE_FILE, or both ${prefix}_RPC_USER and ${prefix}_RPC_PASSWORD`);
   return problems;
+}
+
+/** A policy node's configuration: the operator's at <prefix>_RPC_URL with its credentials, else `otherwise`. */
+function policyNodeConfig(prefix: 'STANDARD_POLICY' | 'KNOTS_POLICY', env: Partial<Record<string, unknown>>, otherwise: StandardPolicyConfig): StandardPolicyConfig {
+  const [url, cookie, user, password] = ['URL', 'COOKIE_FILE', 'USER', 'PASSWORD'].map((name) => env[`${prefix}_RPC_${name}`] as string | undefined);
+  if (!url) return otherwise;
+  return { kind: 'external', rpcUrl: url, auth: cookie ? { kind: 'cookie', cookieFile: cookie } : { kind: 'userpass', user: user!, password: password! } };
 }
 
 /** 'core=80,core-29=12,knots=8' → { core: 80, 'core-29': 12, knots: 8 } (the pattern has checked its shape). */

@@ -20,7 +20,7 @@ export interface RuleParameters {
   permitBareMultisig: boolean;
   /** -dustrelayfee, sat/kvB (DUST_RELAY_TX_FEE 3,000 in both). */
   dustRelayFeePerKvB: number;
-  /** -minrelaytxfee, sat/kvB: Core 30 lowered DEFAULT_MIN_RELAY_TX_FEE from 1,000 to 100. */
+  /** -minrelaytxfee, sat/kvB: DEFAULT_MIN_RELAY_TX_FEE went from 1,000 to 100 in Core 30 and 29.1 (and Knots 29.5 with -corepolicy: its getnetworkinfo.relayfee). */
   minRelayFeePerKvB: number;
   /** Core 30's MAX_TX_LEGACY_SIGOPS (BIP54's limit, release note 32521); none before. */
   maxLegacySigops: number | undefined;
@@ -40,6 +40,7 @@ export const CORE_29: RuleParameters = {
   datacarrier: { kind: 'one-output', bytes: 83 },
   permitBareMultisig: true,
   dustRelayFeePerKvB: 3_000,
-  minRelayFeePerKvB: 1_000,
+  // 29.1's, the release nodes of that line run now; 29.0 asked 1,000.
+  minRelayFeePerKvB: 100,
   maxLegacySigops: undefined,
 };

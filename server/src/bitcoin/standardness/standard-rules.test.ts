@@ -204,10 +204,12 @@ describe('the rules module, rule by rule (Bitcoin Core source and test named in 
     assert.deepEqual(judge({ ...c, tx: { ...c.tx, inputs: c.tx.inputs.slice(0, 4) }, spent: c.spent!.slice(0, 4) }, CORE), { relays: true });
   });
 
-  test('min relay fee: 1 sat/vB in Core 29, 0.1 sat/vB in Core 30 (mempool_accept.py; release notes 30: DEFAULT_MIN_RELAY_TX_FEE 100)', () => {
+  test('min relay fee: 0.1 sat/vB in Core 30 and 29.1, 1 sat/vB with 29.0\'s default (mempool_accept.py; release notes 30 and 29.1: DEFAULT_MIN_RELAY_TX_FEE 100)', () => {
     const vsize = decodeTxHex(encodeTxHex(reference().tx)).vsize;
-    assert.deepEqual(judge({ ...reference(), fee: vsize - 1 }, CORE_29), refused('min relay fee not met'));
-    assert.deepEqual(judge({ ...reference(), fee: vsize }, CORE_29), { relays: true });
+    const core290: RuleParameters = { ...CORE_29, minRelayFeePerKvB: 1_000 };
+    assert.deepEqual(judge({ ...reference(), fee: vsize - 1 }, core290), refused('min relay fee not met'));
+    assert.deepEqual(judge({ ...reference(), fee: vsize }, core290), { relays: true });
+    assert.deepEqual(judge({ ...reference(), fee: Math.ceil(vsize / 10) - 1 }, CORE_29), refused('min relay fee not met'));
     assert.deepEqual(judge({ ...reference(), fee: Math.ceil(vsize / 10) }, CORE), { relays: true });
     assert.deepEqual(judge({ ...reference(), fee: Math.ceil(vsize / 10) - 1 }, CORE), refused('min relay fee not met'));
     // A TRUC parent below it relays with its child (mempool_truc.py, package relay); a version 2 one does not.

@@ -4,8 +4,8 @@ import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { StandardVerdict } from './policy.schemas.ts';
 import { recordPackageStandardness, recordStandardness, type RecordedStandardness } from '../submission/standard-verdicts.repository.ts';
-import { UNKNOWN, type StandardJudgeDeps } from './standard-verdict.ts';
-import { judgePolicies, type PolicyShares, type PricedHexTx } from './policy-verdicts.ts';
+import { UNKNOWN } from './standard-verdict.ts';
+import { judgePolicies, type PolicyNodes, type PricedHexTx } from './policy-verdicts.ts';
 
 /** At most this many characters of a reason the table does not know are kept as its code. */
 const MAX_CODE_CHARS = 100;
@@ -27,8 +27,7 @@ export function packageVerdict(members: StandardVerdict[]): StandardVerdict {
 }
 
 /** What noting a verdict uses: the oracle and the pool node to judge with (standard-verdict.ts), the rows to write it on, a log for a failure. */
-export interface NoteStandardnessDeps extends StandardJudgeDeps {
-  policyShares?: PolicyShares | undefined;
+export interface NoteStandardnessDeps extends PolicyNodes {
   db: Queryable;
   log: Logger;
 }
@@ -56,7 +55,7 @@ export async function notePackageStandardness(deps: NoteStandardnessDeps, packag
 async function judgedThen(deps: NoteStandardnessDeps, items: PricedHexTx[], record: (verdicts: Map<DecodedTx, StandardVerdict>) => Promise<void>): Promise<void> {
   try {
     // The recorded verdict is `standard`'s: Bitcoin Core 30 and later (policy-verdicts.ts).
-    const judged = await judgePolicies(deps, items);
+    const judged = await judgePolicies({ ...deps, knotsPolicy: undefined }, items);
     await record(new Map([...judged].map(([tx, v]) => [tx, v.standard])));
   } catch (error) {
     deps.log.warn({ err: error, txids: items.map((i) => i.tx.txid) }, 'Could not record whether submissions are standard');

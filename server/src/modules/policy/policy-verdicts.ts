@@ -4,6 +4,7 @@ import { CORE, CORE_29, type PolicyFamily } from '../../bitcoin/standardness/pol
 import { checkStandardRules, RULE_SOURCES, type RuleVerdict } from '../../bitcoin/standardness/standard-rules.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { PricedTx } from '../submission/prevouts.ts';
+import type { PolicyOracle } from './policy-oracle.ts';
 import type { PolicyVerdict, StandardVerdict } from './policy.schemas.ts';
 import { ANCESTOR_REFUSED, ancestorRefusal, judgeStandard, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
 
@@ -36,9 +37,35 @@ export type PolicyShares = Partial<Record<PolicyFamily, number>>;
  */
 export const KNOTS_ONLY = /^(bad-txns-vout-script-toolarge|mempool-script-verify-flag-failed \(OP_IF\/NOTIF argument must be minimal in tapscript\))/;
 
+/**
+ * Knots names each refusal it can be told to ignore (-acceptnonstdtxn's
+ * finer grain) on its own where Core gives one name to the rule: the same
+ * checks of AreInputsStandard, IsWitnessStandard and SingleTRUCChecks, under
+ * Core's name here. Only names whose check is Core's are listed.
+ */
+export const KNOTS_REASON_NAMES: Record<string, string> = {
+  'bad-txns-input-script-unknown': 'bad-txns-nonstandard-inputs',
+  'bad-txns-input-witness-unknown': 'bad-txns-nonstandard-inputs',
+  'bad-txns-input-scriptsig-failure': 'bad-txns-nonstandard-inputs',
+  'bad-txns-input-scriptcheck-missing': 'bad-txns-nonstandard-inputs',
+  'bad-txns-input-scriptcheck-sigops': 'bad-txns-nonstandard-inputs',
+  'bad-witness-anchor-not-empty': 'bad-witness-nonstandard',
+  'bad-witness-nonwitness-input': 'bad-witness-nonstandard',
+  'bad-witness-script-size': 'bad-witness-nonstandard',
+  'bad-witness-stackitem-count': 'bad-witness-nonstandard',
+  'bad-witness-stackitem-size': 'bad-witness-nonstandard',
+  'bad-witness-taproot-annex': 'bad-witness-nonstandard',
+  'bad-witness-taproot-control-missing': 'bad-witness-nonstandard',
+  'bad-witness-taproot-stackitem-size': 'bad-witness-nonstandard',
+  'truc-vsize-toobig': 'TRUC-violation',
+};
+
 const RULE_REASONS = new Set<string>(Object.keys(RULE_SOURCES));
-/** A reject reason's code, without the node's details ("min relay fee not met, 100 < 141" → "min relay fee not met"). */
-const codeOf = (reason: string) => reason.split(/,| \(/)[0]!.trim();
+/** A reject reason's code, without the node's details ("min relay fee not met, 100 < 141" → "min relay fee not met"), under Core's name. */
+const codeOf = (reason: string) => {
+  const code = reason.split(/,| \(/)[0]!.trim();
+  return KNOTS_REASON_NAMES[code] ?? code;
+};
 /** A refusal by one of the pre-script rules the rules module decides for each family itself. */
 const isRuleRefusal = (reason: string) => RULE_REASONS.has(codeOf(reason));
 
@@ -55,6 +82,8 @@ export interface PolicyInput {
   priced: PricedTx | undefined;
   /** The policy node's verdict (Core 29's policy). */
   node: StandardVerdict;
+  /** The Knots-policy node's verdict; undefined when none is configured. */
+  knots?: StandardVerdict | undefined;
   /** Another transaction of the same list spends it (package relay). */
   hasChildInPackage: boolean;
 }
@@ -68,8 +97,8 @@ export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): P
   const policies: PolicyVerdict[] = [
     { policy: 'core', ...core, ...share('core') },
     { policy: 'core-29', ...core29Verdict(input.node, rules29), ...share('core-29') },
-    // No node with Knots' defaults is asked yet: its filters (datacarriersize 42, -rejectparasites...) are its own.
-    { policy: 'knots', relays: null, explanation: 'No node with Bitcoin Knots\' default policy is configured to judge it.', ...share('knots') },
+    // Knots' filters are its own: only a node running them can tell.
+    { policy: 'knots', ...knotsVerdict(input.knots), ...share('knots') },
   ];
   return { policies, standard: toStandard(core) };
 }
@@ -77,6 +106,7 @@ export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): P
 type Judged = Omit<PolicyVerdict, 'policy' | 'network_share'>;
 
 const UNKNOWN: Judged = { relays: null };
+export const NO_KNOTS_NODE = 'No node with Bitcoin Knots\' default policy is configured to judge it.';
 
 function refused(reason: string, explanation?: string): Judged {
   const plain = explanation ?? rejectReasonEntry(reason)?.plain;
@@ -85,6 +115,11 @@ function refused(reason: string, explanation?: string): Judged {
 
 function fromNode(node: StandardVerdict): Judged {
   return node.reason === undefined ? UNKNOWN : refused(node.reason, node.explanation);
+}
+
+function knotsVerdict(node: StandardVerdict | undefined): Judged {
+  if (node === undefined) return { relays: null, explanation: NO_KNOTS_NODE };
+  return node.verdict === 'standard' ? { relays: true } : fromNode(node);
 }
 
 /** Core 29: the node runs it, save the rules only Knots adds, where the rules module decides the pre-script part. */
@@ -119,15 +154,23 @@ function toStandard(verdict: Judged): StandardVerdict {
 export type PricedHexTx = HexTx & { priced: PricedTx | undefined };
 
 /** Transactions with their prices, judged by the policy node and then per policy. Never rejects for the node's sake: what it cannot tell is unknown. */
-export async function judgePolicies(deps: StandardJudgeDeps & { policyShares?: PolicyShares | undefined }, items: PricedHexTx[]): Promise<Map<DecodedTx, PolicyVerdicts>> {
-  const node = await judgeStandard(deps, items);
-  return combinePolicies(items, node, deps.policyShares);
+export async function judgePolicies(deps: PolicyNodes, items: PricedHexTx[]): Promise<Map<DecodedTx, PolicyVerdicts>> {
+  const [node, knots] = await askPolicyNodes(deps, items);
+  return combinePolicies(items, node, knots, deps.policyShares);
+}
+
+/** What judging per policy uses: the pool node and the policy nodes (standard-verdict.ts), and the operator's shares. */
+export type PolicyNodes = StandardJudgeDeps & { knotsPolicy?: PolicyOracle | undefined; policyShares?: PolicyShares | undefined };
+
+/** The Core 29 node's verdicts and the Knots node's (undefined when none is configured), asked at once. */
+export async function askPolicyNodes(deps: PolicyNodes, items: HexTx[]): Promise<[Map<DecodedTx, StandardVerdict>, Map<DecodedTx, StandardVerdict> | undefined]> {
+  return Promise.all([judgeStandard(deps, items), deps.knotsPolicy ? judgeStandard({ ...deps, policy: deps.knotsPolicy }, items) : undefined]);
 }
 
 /** The policy verdicts from the node's and each transaction's price (parse-tx asks the node beside the pricing). */
-export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, node: ReadonlyMap<DecodedTx, StandardVerdict>, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
+export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, node: ReadonlyMap<DecodedTx, StandardVerdict>, knots: ReadonlyMap<DecodedTx, StandardVerdict> | undefined, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
   const spentByList = new Set(items.flatMap((i) => i.tx.inputs.map((input) => input.txid)));
-  const own = new Map(items.map((i) => [i.tx, policyVerdicts({ tx: i.tx, priced: i.priced, node: node.get(i.tx) ?? { verdict: 'unknown' }, hasChildInPackage: spentByList.has(i.tx.txid) }, shares)]));
+  const own = new Map(items.map((i) => [i.tx, policyVerdicts({ tx: i.tx, priced: i.priced, node: node.get(i.tx) ?? { verdict: 'unknown' }, knots: knots && (knots.get(i.tx) ?? { verdict: 'unknown' }), hasChildInPackage: spentByList.has(i.tx.txid) }, shares)]));
   const byTxid = new Map(items.map((i) => [i.tx.txid, i.tx]));
   const settled = new Map<DecodedTx, PolicyVerdicts>();
   // Core 30's verdict on a transaction holds only with its parents in the list: nodes refuse a child whose parent they refuse.

@@ -4,8 +4,7 @@ import { ApiError } from '../../http/errors.ts';
 import { normaliseClientCode } from '../discounts/discount-lookup.ts';
 import { feeRate, functionalClears, functionalRate } from '../pricing/fee-math.ts';
 import { alreadyConfirmedMessage, confirmationFields, findConfirmation, type Confirmation } from './already-confirmed.ts';
-import { judgeStandard } from '../policy/standard-verdict.ts';
-import { combinePolicies } from '../policy/policy-verdicts.ts';
+import { askPolicyNodes, combinePolicies } from '../policy/policy-verdicts.ts';
 import { priceTransactions, type PricedTx } from './prevouts.ts';
 import { entriesForParse } from './psbt.ts';
 import { judgePackage, type PackageVerdict, type PricedMember } from './package-cpfp.ts';
@@ -53,14 +52,14 @@ export async function parse(context: SubmissionContext, rawHexes: string[], rawC
   const decoded = await decodeEach(entries.map((e) => ('hex' in e ? e.hex : '')));
   const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
   // Whether the public network would relay each one: the policy node asked beside the pricing, never failing the answer.
-  const [pricing, node] = await Promise.all([
+  const [pricing, [node, knots]] = await Promise.all([
     priceForParse(context, clientCode, txs, options.clientAddress, quote),
-    judgeStandard(
+    askPolicyNodes(
       context,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
     ),
   ]);
-  const policies = combinePolicies(txs.map((tx) => ({ tx, priced: pricing.priced.get(tx) })), node, context.policyShares);
+  const policies = combinePolicies(txs.map((tx) => ({ tx, priced: pricing.priced.get(tx) })), node, knots, context.policyShares);
 
   const single = hexes.length === 1;
   const transactions: ParsedTxItem[] = entries.map((entry, i): ParsedTxItem => {

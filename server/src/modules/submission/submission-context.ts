@@ -43,6 +43,8 @@ export interface SubmissionDeps {
   bytesPerSigop: number;
   /** The standard-policy oracle (modules/policy/); without it every "standard" verdict is "unknown". */
   policy?: PolicyOracle | undefined;
+  /** A node with Knots' default policy: the 'knots' verdict (policy-verdicts.ts); "unknown" without. */
+  knotsPolicy?: PolicyOracle | undefined;
   /** The share of the network each relay policy stands for, as the operator configured it (POLICY_NETWORK_SHARES); none unset. */
   policyShares?: PolicyShares | undefined;
   /** What one client address may make the portal store as failed submissions in a day (DEFAULT_FAILURE_STORAGE without). */
