@@ -332,6 +332,9 @@ describe('standard-policy oracle', () => {
     const report = await t.call<{ result: Array<{ kind: string; txid: string | string[]; public_network: string | null }> }>('GET', '/rest-api/tx-reports/list', { query: { limit: '100' } });
     const ofPackage = (hex: string) => report.body.result.find((row) => row.kind === 'package' && row.txid.includes(decodeTxHex(hex).txid))?.public_network;
     assert.deepEqual([ofPackage(standardChild.hex), ofPackage(refusedChild.hex)], ['standard', 'non-standard: version']);
+    // Per relay policy too: the Knots-policy node refuses version 4 as well.
+    const byPolicy = (report.body.result as Array<{ kind: string; txid: string | string[]; public_network_by_policy?: string | null }>).find((row) => row.kind === 'package' && row.txid.includes(decodeTxHex(refusedChild.hex).txid))?.public_network_by_policy;
+    assert.equal(byPolicy, 'core: non-standard (version); core-29: non-standard (version); knots: non-standard (version)');
 
     const counted = await db.query<{ n: number }>(
       "SELECT ((SELECT count(*) FROM tx_submissions WHERE standard_reason = 'version') + (SELECT count(*) FROM package_submissions WHERE standard_reason = 'version'))::int AS n",

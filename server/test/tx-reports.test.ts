@@ -165,6 +165,7 @@ for (const engine of testDatabases()) {
           revenue: 351,
           premium: 92,
           public_network: null,
+          public_network_by_policy: null,
         } satisfies TxReportRow,
       ]);
       const p = packages[0]!; // 300 vB, 1500 sats, market 2.5: 750 at the market, 750 above it
@@ -182,6 +183,7 @@ for (const engine of testDatabases()) {
           revenue: 1500,
           premium: 750,
           public_network: null,
+          public_network_by_policy: null,
         } satisfies TxReportRow,
       ]);
     });
@@ -196,8 +198,12 @@ for (const engine of testDatabases()) {
         assert.equal(await shown(a.txid), 'non-standard: dust');
         assert.equal(await shown(b.txid), 'standard');
         assert.equal(await shown(c.txid), 'unknown');
+        // Per relay policy, as recorded (migration 031): the line as kept.
+        const line = 'core: standard; core-29: non-standard (scriptpubkey); knots: unknown';
+        await db.query('UPDATE tx_submissions SET relay_policies = $2 WHERE id = $1', [b.id, line]);
+        assert.equal((await list({ txid: b.txid })).body.result[0]?.public_network_by_policy, line);
       } finally {
-        await db.query('UPDATE tx_submissions SET standard_verdict = NULL, standard_reason = NULL WHERE id = ANY($1)', [[a.id, b.id, c.id]]);
+        await db.query('UPDATE tx_submissions SET standard_verdict = NULL, standard_reason = NULL, relay_policies = NULL WHERE id = ANY($1)', [[a.id, b.id, c.id]]);
       }
     });
 
@@ -264,7 +270,7 @@ for (const engine of testDatabases()) {
       assert.equal(res.headers['content-disposition'], 'attachment; filename="tx-report-2025-03-09-07-05-03.csv"');
       const [header, ...rows] = parseCsv(res.body);
       assert.deepEqual(header, [...TX_REPORT_CSV_HEADER]);
-      assert.deepEqual(header, ['S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network']);
+      assert.deepEqual(header, ['S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network', 'Public network by policy']);
       const want = expected();
       assert.deepEqual(rows.map((r) => r[2]), want.map((e) => (Array.isArray(e.txid) ? e.txid.join(',') : e.txid)));
       assert.deepEqual(rows.map((r) => r[0]), want.map((_, i) => String(i + 1)));
@@ -272,7 +278,7 @@ for (const engine of testDatabases()) {
       const { body } = await list({ limit: '100' });
       assert.deepEqual(
         rows.map((r) => r.slice(4)),
-        body.result.map((r) => [r.size_bytes, r.fee_rate, r.slipstream_multiplier, r.revenue, r.premium, r.public_network].map((v) => (v === null ? '' : String(v)))),
+        body.result.map((r) => [r.size_bytes, r.fee_rate, r.slipstream_multiplier, r.revenue, r.premium, r.public_network, r.public_network_by_policy].map((v) => (v === null ? '' : String(v)))),
       );
       assert.ok(rows.every((r) => r[8] === '' || Number(r[8]) >= 0), 'no negative premium');
       const p = packages[0]!;

@@ -291,7 +291,7 @@ describe('TX Reports', () => {
     const [header, ...rows] = parseCsv(file.text);
     assert.deepEqual(header, [...TX_REPORT_CSV_HEADER]);
     assert.deepEqual(rows.map((r) => r[2]), [packages[2]!.txids.join(','), packages[1]!.txids.join(','), txs[24]!.txid]);
-    assert.deepEqual(rows[2]!.slice(3), [CODE, '174', String(624 / 174), String(624 / 174 / 2), '624', String(624 - 348), '']);
+    assert.deepEqual(rows[2]!.slice(3), [CODE, '174', String(624 / 174), String(624 / 174 / 2), '624', String(624 - 348), '', '']);
     await page.close();
   });
 

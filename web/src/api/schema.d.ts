@@ -4924,6 +4924,7 @@ export interface paths {
                                 revenue: number | null;
                                 premium: number | null;
                                 public_network: string | null;
+                                public_network_by_policy: string | null;
                             }[];
                             /** @description ceil(total_records / limit); 0 when nothing matches */
                             total_pages: number;

@@ -2,10 +2,10 @@ import { rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { StandardVerdict } from './policy.schemas.ts';
+import type { PolicyVerdict, StandardVerdict } from './policy.schemas.ts';
 import { recordPackageStandardness, recordStandardness, type RecordedStandardness } from '../submission/standard-verdicts.repository.ts';
 import { UNKNOWN } from './standard-verdict.ts';
-import { judgePolicies, type PolicyNodes, type PricedHexTx } from './policy-verdicts.ts';
+import { judgePolicies, type PolicyNodes, type PolicyVerdicts, type PricedHexTx } from './policy-verdicts.ts';
 
 /** At most this many characters of a reason the table does not know are kept as its code. */
 const MAX_CODE_CHARS = 100;
@@ -15,7 +15,19 @@ export function reasonCode(reason: string): string {
   return rejectReasonEntry(reason)?.code ?? reason.split(/[,(]/)[0]!.trim().slice(0, MAX_CODE_CHARS);
 }
 
-const recorded = (v: StandardVerdict): Omit<RecordedStandardness, 'txid'> => ({ verdict: v.verdict, reasonCode: v.reason === undefined ? undefined : reasonCode(v.reason) });
+/** A policy's verdict in the standard field's shape. */
+function asStandard(p: PolicyVerdict): StandardVerdict {
+  if (p.relays === true) return { verdict: 'standard' };
+  if (p.relays === null) return UNKNOWN;
+  return { verdict: 'non-standard', ...(p.reason === undefined ? {} : { reason: p.reason }) };
+}
+
+/** What a row keeps: `core`'s verdict and code, and every policy's in one line (migration 031). */
+function recorded(policies: ReadonlyArray<{ policy: PolicyVerdict['policy']; verdict: StandardVerdict }>): Omit<RecordedStandardness, 'txid'> {
+  const core = policies.find((p) => p.policy === 'core')?.verdict ?? UNKNOWN;
+  const line = policies.map(({ policy, verdict }) => `${policy}: ${verdict.verdict}${verdict.verdict === 'non-standard' ? ` (${verdict.reason === undefined ? 'other' : reasonCode(verdict.reason)})` : ''}`).join('; ');
+  return { verdict: core.verdict, reasonCode: core.reason === undefined ? undefined : reasonCode(core.reason), relayPolicies: line };
+}
 
 /**
  * A package's verdict from its members', in package order: non-standard for
@@ -41,22 +53,22 @@ export interface NoteStandardnessDeps extends PolicyNodes {
  */
 export async function noteStandardness(deps: NoteStandardnessDeps, items: PricedHexTx[]): Promise<void> {
   await judgedThen(deps, items, async (verdicts) => {
-    await recordStandardness(deps.db, items.map(({ tx }) => ({ txid: tx.txid, ...recorded(verdicts.get(tx) ?? UNKNOWN) })));
+    await recordStandardness(deps.db, items.map(({ tx }) => ({ txid: tx.txid, ...recorded(verdicts.get(tx)!.policies.map((p) => ({ policy: p.policy, verdict: asStandard(p) }))) })));
   });
 }
 
 /** The same for an accepted package (its row by `packageHash`), judged member by member, parents with their children. */
 export async function notePackageStandardness(deps: NoteStandardnessDeps, packageHash: string, items: PricedHexTx[]): Promise<void> {
   await judgedThen(deps, items, async (verdicts) => {
-    await recordPackageStandardness(deps.db, packageHash, recorded(packageVerdict(items.map(({ tx }) => verdicts.get(tx) ?? UNKNOWN))));
+    // Per policy, the package's verdict from its members' (packageVerdict).
+    const policies = verdicts.get(items[0]!.tx)!.policies.map((p, i) => ({ policy: p.policy, verdict: packageVerdict(items.map(({ tx }) => asStandard(verdicts.get(tx)!.policies[i]!))) }));
+    await recordPackageStandardness(deps.db, packageHash, recorded(policies));
   });
 }
 
-async function judgedThen(deps: NoteStandardnessDeps, items: PricedHexTx[], record: (verdicts: Map<DecodedTx, StandardVerdict>) => Promise<void>): Promise<void> {
+async function judgedThen(deps: NoteStandardnessDeps, items: PricedHexTx[], record: (verdicts: Map<DecodedTx, PolicyVerdicts>) => Promise<void>): Promise<void> {
   try {
-    // The recorded verdict is `standard`'s: Bitcoin Core 30 and later (policy-verdicts.ts).
-    const judged = await judgePolicies({ ...deps, knotsPolicy: undefined }, items);
-    await record(new Map([...judged].map(([tx, v]) => [tx, v.standard])));
+    await record(await judgePolicies(deps, items));
   } catch (error) {
     deps.log.warn({ err: error, txids: items.map((i) => i.tx.txid) }, 'Could not record whether submissions are standard');
   }

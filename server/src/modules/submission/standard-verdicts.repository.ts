@@ -12,17 +12,19 @@ export interface RecordedStandardness {
   verdict: StandardVerdict['verdict'];
   /** Core's reject code, for a non-standard one. */
   reasonCode: string | undefined;
+  /** Every relay policy's verdict in a line: 'core: standard; core-29: non-standard (scriptpubkey); knots: unknown'. */
+  relayPolicies: string;
 }
 
 /** Sets each submission's verdict; a txid without a row (not recorded, or still spooled) changes nothing. */
 export async function recordStandardness(db: Queryable, verdicts: RecordedStandardness[]): Promise<void> {
   for (const v of verdicts) {
-    await db.query('UPDATE tx_submissions SET standard_verdict = $2, standard_reason = $3 WHERE txid = $1', [v.txid, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
+    await db.query('UPDATE tx_submissions SET standard_verdict = $2, standard_reason = $3, relay_policies = $4 WHERE txid = $1', [v.txid, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null, v.relayPolicies]);
   }
 }
 
 /** Sets an accepted package's verdict; a package without a row (not recorded, or still spooled) changes nothing. */
 export async function recordPackageStandardness(db: Queryable, packageHash: string, v: Omit<RecordedStandardness, 'txid'>): Promise<void> {
-  await db.query('UPDATE package_submissions SET standard_verdict = $2, standard_reason = $3 WHERE package_hash = $1', [packageHash, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null]);
+  await db.query('UPDATE package_submissions SET standard_verdict = $2, standard_reason = $3, relay_policies = $4 WHERE package_hash = $1', [packageHash, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null, v.relayPolicies]);
 }
 

@@ -42,6 +42,8 @@ export interface ReportRecord {
   /** Whether the public network would have relayed it (migration 018); always null for a package. */
   standard_verdict: 'standard' | 'non-standard' | 'unknown' | null;
   standard_reason: string | null;
+  /** Every relay policy's verdict in a line (migration 031); null when not judged. */
+  relay_policies: string | null;
 }
 
 interface ReportCursor {
@@ -69,11 +71,11 @@ function mergedSql(filters: SubmissionFilters, sql: SqlParams, branchLimit: numb
   const cursor = withCursor ? ', created_at::text AS cursor_at' : '';
   const limit = sql.param(branchLimit);
   return `(SELECT ${TX_KIND} AS kind, id, created_at, client_code, txid, NULL::text[] AS txids, vsize AS size, fee_rate, multiplier,
-                  fee, market_rate, standard_verdict, standard_reason${cursor}
+                  fee, market_rate, standard_verdict, standard_reason, relay_policies${cursor}
              FROM tx_submissions ${whereAll(tx)} ORDER BY created_at DESC, id DESC LIMIT ${limit})
           UNION ALL
           (SELECT ${PACKAGE_KIND}, id, created_at, client_code, NULL, txids, total_vsize, fee_rate, multiplier,
-                  total_fee, market_rate, standard_verdict, standard_reason${cursor}
+                  total_fee, market_rate, standard_verdict, standard_reason, relay_policies${cursor}
              FROM package_submissions ${whereAll(packages)} ORDER BY created_at DESC, id DESC LIMIT ${limit})
           ORDER BY created_at DESC, kind DESC, id DESC`;
 }

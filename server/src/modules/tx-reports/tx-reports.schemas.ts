@@ -37,7 +37,12 @@ export const TxReportRow = Type.Object({
   ),
   public_network: Nullable(
     Type.String({
-      description: "Whether the public network (Bitcoin Core's default policy) would have relayed it when it was accepted: 'standard', 'non-standard: <Core's reject code>' or 'unknown' (a package: non-standard when any member is); null when not judged (submissions from before the policy oracle)",
+      description: "Whether the public network (Bitcoin Core 30 and later, its default policy) would have relayed it when it was accepted: 'standard', 'non-standard: <Core's reject code>' or 'unknown' (a package: non-standard when any member is); null when not judged (submissions from before the policy oracle)",
+    }),
+  ),
+  public_network_by_policy: Nullable(
+    Type.String({
+      description: "The same per relay policy, in one line: 'core: standard; core-29: non-standard (scriptpubkey); knots: unknown'; null when not judged that way (submissions from before it)",
     }),
   ),
 });

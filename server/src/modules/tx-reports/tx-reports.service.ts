@@ -8,7 +8,7 @@ import type { TxReportListResponse, TxReportQuery, TxReportRow } from './tx-repo
 
 /** The TX Reports screen's columns (docs/behaviour.md#tx-reports), the header of its download. */
 export const TX_REPORT_CSV_HEADER = [
-  'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network',
+  'S.No', 'Timestamp', 'Payment Tx(s)', 'Client code', 'Tx Size (vBytes)', 'AVG FEERATE (SAT/VBYTE)', 'Slipstream Multiple', 'Revenue (sats)', 'Premium (Sats)', 'Public network', 'Public network by policy',
 ] as const;
 
 /**
@@ -37,6 +37,7 @@ function reportRow(record: ReportRecord): TxReportRow {
     revenue: record.fee,
     premium: premiumSats(record.fee, record.market_rate, record.size),
     public_network: publicNetwork(record),
+    public_network_by_policy: record.relay_policies,
   };
 }
 
@@ -49,7 +50,7 @@ function publicNetwork(record: ReportRecord): string | null {
 /** A package's ids share one cell, comma-separated (the form the submit page takes a package in). */
 function reportCells(sno: number, row: TxReportRow): CsvCell[] {
   const txid = Array.isArray(row.txid) ? row.txid.join(',') : row.txid;
-  return [sno, row.timestamp, txid, row.client_code, row.size_bytes, row.fee_rate, row.slipstream_multiplier, row.revenue, row.premium, row.public_network];
+  return [sno, row.timestamp, txid, row.client_code, row.size_bytes, row.fee_rate, row.slipstream_multiplier, row.revenue, row.premium, row.public_network, row.public_network_by_policy];
 }
 
 async function* numbered(batches: AsyncIterable<ReportRecord[]>): AsyncGenerator<CsvCell[][]> {

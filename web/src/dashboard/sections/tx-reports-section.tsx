@@ -75,7 +75,16 @@ export function TxReportsSection({ isAdmin }: { isAdmin: boolean }) {
     { header: 'Revenue (sats)', cell: (row) => count(row.revenue) },
     { header: 'Premium (Sats)', cell: (row) => count(row.premium) },
     // What customers need the pool for: would ordinary nodes have relayed it? (null: a package, or from before the oracle)
-    { header: 'Public network', cell: (row) => row.public_network ?? 'N/A' },
+    {
+      header: 'Public network',
+      // Bitcoin Core 30's verdict, and under it every relay policy's when it was judged that way.
+      cell: (row) => (
+        <>
+          {row.public_network ?? 'N/A'}
+          {row.public_network_by_policy && <span className="hint">{row.public_network_by_policy}</span>}
+        </>
+      ),
+    },
   ];
   return (
     <section className="section" aria-labelledby="section-title">
