@@ -663,8 +663,10 @@ export interface paths {
                                     replaced_fees: number;
                                     /** @description BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement's vsize */
                                     bip125_minimum: number;
-                                    /** @description Which of the two sets the fee */
-                                    binding: "bip125" | "rate_to_beat";
+                                    /** @description On a pool node with Bitcoin Core 31's cluster mempool: the least fee that improves the feerate diagram of its cluster (the relatives submitted here), which that node requires of a replacement */
+                                    feerate_diagram_minimum?: number;
+                                    /** @description Which minimum sets the fee */
+                                    binding: "bip125" | "rate_to_beat" | "feerate_diagram";
                                     explanation: string;
                                 } | null;
                                 explanation: string;
@@ -1760,8 +1762,10 @@ export interface paths {
                                     replaced_fees: number;
                                     /** @description BIP125 rules 3 and 4: the replaced fees plus the incremental relay fee for the replacement's vsize */
                                     bip125_minimum: number;
-                                    /** @description Which of the two sets the fee */
-                                    binding: "bip125" | "rate_to_beat";
+                                    /** @description On a pool node with Bitcoin Core 31's cluster mempool: the least fee that improves the feerate diagram of its cluster (the relatives submitted here), which that node requires of a replacement */
+                                    feerate_diagram_minimum?: number;
+                                    /** @description Which minimum sets the fee */
+                                    binding: "bip125" | "rate_to_beat" | "feerate_diagram";
                                     explanation: string;
                                 } | null;
                                 explanation: string;

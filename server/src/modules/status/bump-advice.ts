@@ -4,6 +4,8 @@ import { type MempoolTxView, type MempoolView, minimumFee } from '@slipstream/me
 import type { PortalFamily } from './portal-family.ts';
 import { countedPackage, feeAbove, rateToEnter } from './rate-to-enter.ts';
 import type { BumpAdvice } from './status.schemas.ts';
+import { ANCESTOR_LIMITS, CLUSTER_LIMITS, hasClusterMempool } from '../../bitcoin/cluster/cluster-limits.ts';
+import { leastImprovingFee } from '../../bitcoin/cluster/replacement-fee.ts';
 
 /**
  * How to lift a transaction that is not competitive (projected beyond the
@@ -87,13 +89,15 @@ const POLICY_TTL_MS = 60_000;
 
 interface RawTx {
   version: number;
-  vin: Array<{ sequence: number }>;
+  vin: Array<{ txid: string; sequence: number }>;
   vout: Array<{ value: number; n: number; scriptPubKey: { hex: string; type: string } }>;
 }
 interface TxFacts {
   /** BIP125 opt-in: an input with nSequence below 0xfffffffe (its own inputs; Core never honoured inherited signalling). */
   signals: boolean;
   truc: boolean;
+  /** The transactions it spends (its unconfirmed parents among them). */
+  parents: string[];
   outputs: Array<{ vout: number; sats: number; scriptType: string }>;
 }
 /** getmempoolinfo: `fullrbf` from Core 24 (Knots too), `rbf_policy` Knots' own ("never", "optin", "always"). */
@@ -108,6 +112,8 @@ interface ReplacementPolicy {
   any: boolean;
   /** The node replaces nothing at all (Knots -mempoolreplacement=0). */
   none: boolean;
+  /** Bitcoin Core 31 or later (getnetworkinfo version): clusters, and replacements judged by the feerate diagram. */
+  clusterMempool: boolean;
 }
 
 /**
@@ -137,11 +143,12 @@ export function createBumpAdvisor(rpc: RpcClient) {
    */
   async function replacementPolicy(): Promise<ReplacementPolicy> {
     if (policy && Date.now() - policy.at < POLICY_TTL_MS) return policy.value;
-    const info = await rpc.call<MempoolInfo>('getmempoolinfo');
+    const [info, network] = await Promise.all([rpc.call<MempoolInfo>('getmempoolinfo'), rpc.call<{ version: number }>('getnetworkinfo')]);
     const value = {
       incrementalPerKvB: btcToSats(info.incrementalrelayfee),
       any: info.rbf_policy === 'always' || (info.rbf_policy === undefined && info.fullrbf !== false),
       none: info.rbf_policy === 'never',
+      clusterMempool: hasClusterMempool(network.version),
     };
     policy = { value, at: Date.now() };
     return value;
@@ -154,6 +161,7 @@ export function createBumpAdvisor(rpc: RpcClient) {
     const found = {
       signals: raw.vin.some((i) => i.sequence < RBF_SEQUENCE_BELOW),
       truc: raw.version === TRUC_VERSION,
+      parents: raw.vin.map((i) => i.txid),
       // OP_RETURN outputs hold nothing to spend.
       outputs: raw.vout.filter((o) => !o.scriptPubKey.hex.startsWith('6a')).map((o) => ({ vout: o.n, sats: btcToSats(o.value), scriptType: o.scriptPubKey.type })),
     };
@@ -210,8 +218,10 @@ export function createBumpAdvisor(rpc: RpcClient) {
       }
       return terms;
     };
+    // A child must fit the node's limits (counted over the relatives submitted here; others the node counts too).
+    const limited = childLimit(tx, family, node.clusterMempool);
     // The largest output that can pay for its child and that no child submitted here spends yet.
-    const candidates = [...own.outputs]
+    const candidates = limited ? [] : [...own.outputs]
       .sort((a, b) => b.sats - a.sats)
       .map((output) => ({ ...output, childVsize: childVsizeFor(output.scriptType) }))
       .filter((output) => output.sats >= termsFor(output.childVsize).fee + CHILD_CHANGE_FLOOR_SATS)
@@ -253,17 +263,23 @@ export function createBumpAdvisor(rpc: RpcClient) {
       // Spending the same inputs, the replacement keeps the same parents: it enters the next block with the
       // ancestors the projection counts, so the package, not the replacement alone, must beat the rate.
       const competitive = feeAbove(rateToBeat, packageVsize) - ancestorFee;
-      const fee = Math.max(bip125, competitive);
+      // Core 31 also asks that the replacement improve the feerate diagram of its cluster (the relatives submitted here).
+      const diagram = node.clusterMempool ? diagramMinimum(tx, family, own.parents) : 0;
+      const fee = Math.max(bip125, competitive, diagram);
+      const binding = diagram > Math.max(bip125, competitive) ? 'feerate_diagram' : bip125 >= competitive ? 'bip125' : 'rate_to_beat';
       rbf = {
         fee,
         rate: fee / vsize,
         vsize,
         replaced_fees: replaced,
         bip125_minimum: bip125,
-        binding: bip125 >= competitive ? 'bip125' : 'rate_to_beat',
+        ...(node.clusterMempool ? { feerate_diagram_minimum: diagram } : {}),
+        binding,
         explanation:
           `Replaceable: ${why}. A replacement of the same size (${vbytes(vsize)}) spending the same inputs must pay at least ${sats(fee)}: ` +
-          (bip125 >= competitive
+          (binding === 'feerate_diagram'
+            ? `the pool node (Bitcoin Core 31 or later) takes a replacement only when its cluster's feerate diagram improves, which asks for ${sats(diagram)} here; BIP125 alone would ask ${sats(bip125)}.`
+            : bip125 >= competitive
             ? `BIP125 asks for the ${sats(replaced)} it replaces plus the node's incremental relay fee for ${vbytes(vsize)}.`
             : counted === 0
               ? `more than the rate that enters the next block; BIP125 alone would ask ${sats(bip125)}.`
@@ -278,8 +294,8 @@ export function createBumpAdvisor(rpc: RpcClient) {
       cpfp,
       rbf,
       explanation: cpfp || rbf
-        ? 'Not competitive for the next block. The figures below would lift it at the current rate to beat, which moves as the mempool does.'
-        : 'Not competitive for the next block: none of its unspent outputs is large enough to pay for a child, and the pool node would not replace it ' +
+        ? `Not competitive for the next block. The figures below would lift it at the current rate to beat, which moves as the mempool does.${limited ? ` ${limited}` : ''}`
+        : `Not competitive for the next block: ${limited ?? 'none of its unspent outputs is large enough to pay for a child'}, and the pool node would not replace it ` +
           (node.none ? '(it replaces no transaction).' : '(it does not signal BIP125 and the node does not replace transactions that do not).'),
     };
   }
@@ -288,3 +304,40 @@ export function createBumpAdvisor(rpc: RpcClient) {
 }
 
 export type BumpAdvisor = ReturnType<typeof createBumpAdvisor>;
+
+/**
+ * Why no child can be added, or undefined when one can: Core 31 keeps a
+ * cluster to 64 transactions and 101 kvB; earlier Core, a transaction's
+ * unconfirmed ancestors (itself included) to 25 and 101 kvB. Counted over
+ * the relatives submitted here, a lower bound of the node's count.
+ */
+export function childLimit(tx: Pick<MempoolTxView, 'vsize'>, family: Pick<PortalFamily, 'ancestors' | 'descendants'>, clusterMempool: boolean): string | undefined {
+  const child = ASSUMED_CHILD_VSIZE;
+  if (clusterMempool) {
+    const members = [...family.ancestors, ...family.descendants];
+    const count = members.length + 2;
+    const vsize = members.reduce((sum, m) => sum + m.vsize, tx.vsize) + child;
+    if (count > CLUSTER_LIMITS.count || vsize > CLUSTER_LIMITS.vsize) {
+      return `a child would take its cluster of unconfirmed relatives past the pool node's limit (${CLUSTER_LIMITS.count} transactions, ${CLUSTER_LIMITS.vsize.toLocaleString('en-US')} vB; Bitcoin Core 31)`;
+    }
+    return undefined;
+  }
+  const count = family.ancestors.length + 2;
+  const vsize = family.ancestors.reduce((sum, m) => sum + m.vsize, tx.vsize) + child;
+  if (count > ANCESTOR_LIMITS.count || vsize > ANCESTOR_LIMITS.vsize) {
+    return `a child would have more unconfirmed ancestors than the pool node allows (${ANCESTOR_LIMITS.count} transactions, ${ANCESTOR_LIMITS.vsize.toLocaleString('en-US')} vB with the child)`;
+  }
+  return undefined;
+}
+
+/**
+ * The least fee by Core 31's feerate-diagram rule for a replacement of `tx`
+ * of its own size, spending its inputs: over its cluster as submitted here
+ * (its ancestors and descendants), the replacement evicting it and its
+ * descendants.
+ */
+export function diagramMinimum(tx: Pick<MempoolTxView, 'txid' | 'fee' | 'vsize'>, family: Pick<PortalFamily, 'ancestors' | 'descendants'>, parents: readonly string[]): number {
+  const cluster = [...family.ancestors, { txid: tx.txid, fee: tx.fee, vsize: tx.vsize, parents }, ...family.descendants];
+  const evicted = new Set([tx.txid, ...family.descendants.map((d) => d.txid)]);
+  return leastImprovingFee(cluster, evicted, { vsize: tx.vsize, parents }) ?? Number.MAX_SAFE_INTEGER;
+}

@@ -1,0 +1,18 @@
+/**
+ * What a node's version says about its mempool (getnetworkinfo `version`,
+ * e.g. 310000 for 31.0.0): from Bitcoin Core 31 the mempool is clustered
+ * (cluster mempool), with cluster limits instead of ancestor and
+ * descendant limits, and replacements judged by the feerate diagram.
+ */
+
+/** The first version with the cluster mempool (Core 31.0). */
+export const CLUSTER_MEMPOOL_VERSION = 310_000;
+
+export function hasClusterMempool(version: number): boolean {
+  return version >= CLUSTER_MEMPOOL_VERSION;
+}
+
+/** Core 31's -limitclustercount and -limitclustersize defaults: 64 transactions, 101 kvB. */
+export const CLUSTER_LIMITS = { count: 64, vsize: 101_000 } as const;
+/** Core 30 and earlier: -limitancestorcount and -limitancestorsize defaults (the descendant limits are the same). */
+export const ANCESTOR_LIMITS = { count: 25, vsize: 101_000 } as const;
