@@ -98,3 +98,22 @@ export function leastImprovingFee(cluster: readonly ClusterTx[], evicted: Readon
   }
   return high;
 }
+
+/**
+ * The chunk `txid` is mined in, by the ancestor-set linearization of `txs`
+ * (Core 31 mines chunk by chunk, at the chunk's feerate); undefined when
+ * `txid` is not among them.
+ */
+export function chunkOf(txid: string, txs: readonly ClusterTx[]): FeeFrac | undefined {
+  const chunks: Array<FeeFrac & { members: string[] }> = [];
+  for (const tx of linearize(txs)) {
+    let chunk = { fee: tx.fee, size: tx.vsize, members: [tx.txid] };
+    while (chunks.length > 0 && compareFeerate(chunk, chunks.at(-1)!) > 0) {
+      const before = chunks.pop()!;
+      chunk = { fee: before.fee + chunk.fee, size: before.size + chunk.size, members: [...before.members, ...chunk.members] };
+    }
+    chunks.push(chunk);
+  }
+  const found = chunks.find((c) => c.members.includes(txid));
+  return found && { fee: found.fee, size: found.size };
+}

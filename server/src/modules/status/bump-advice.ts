@@ -4,7 +4,7 @@ import { type MempoolTxView, type MempoolView, minimumFee } from '@slipstream/me
 import type { PortalFamily } from './portal-family.ts';
 import { countedPackage, feeAbove, rateToEnter } from './rate-to-enter.ts';
 import type { BumpAdvice } from './status.schemas.ts';
-import { ANCESTOR_LIMITS, CLUSTER_LIMITS, hasClusterMempool } from '../../bitcoin/cluster/cluster-limits.ts';
+import { ANCESTOR_LIMITS, CLUSTER_LIMITS, createClusterMempoolCheck } from '../../bitcoin/cluster/cluster-limits.ts';
 import { leastImprovingFee } from '../../bitcoin/cluster/replacement-fee.ts';
 
 /**
@@ -129,7 +129,7 @@ export function isCompetitive(tx: MempoolTxView, view: MempoolView, rate: number
 const sats = (n: number) => `${n.toLocaleString('en-US')} sats`;
 const vbytes = (n: number) => `${n.toLocaleString('en-US')} vB`;
 
-export function createBumpAdvisor(rpc: RpcClient) {
+export function createBumpAdvisor(rpc: RpcClient, clusterMempool: () => Promise<boolean> = createClusterMempoolCheck(rpc)) {
   // A transaction's inputs and outputs never change: read once per txid.
   const facts = new Map<string, TxFacts>();
   let policy: { value: ReplacementPolicy; at: number } | undefined;
@@ -143,12 +143,12 @@ export function createBumpAdvisor(rpc: RpcClient) {
    */
   async function replacementPolicy(): Promise<ReplacementPolicy> {
     if (policy && Date.now() - policy.at < POLICY_TTL_MS) return policy.value;
-    const [info, network] = await Promise.all([rpc.call<MempoolInfo>('getmempoolinfo'), rpc.call<{ version: number }>('getnetworkinfo')]);
+    const [info, clustered] = await Promise.all([rpc.call<MempoolInfo>('getmempoolinfo'), clusterMempool()]);
     const value = {
       incrementalPerKvB: btcToSats(info.incrementalrelayfee),
       any: info.rbf_policy === 'always' || (info.rbf_policy === undefined && info.fullrbf !== false),
       none: info.rbf_policy === 'never',
-      clusterMempool: hasClusterMempool(network.version),
+      clusterMempool: clustered,
     };
     policy = { value, at: Date.now() };
     return value;

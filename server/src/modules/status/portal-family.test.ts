@@ -56,3 +56,15 @@ test('the best child lifts it: of two portal children, the package that pays mor
   assert.equal(own.rate, 3_100 / 200);
   assert.deepEqual(own.descendants.map((d) => d.txid), ['a', 'b']);
 });
+
+test('on a Core 31 node (cluster mempool) its rate is its chunk\'s: a sibling that pays more joins the chunk its parent and brother make', () => {
+  // A 0-fee parent with two children: 1,000 sats and 600 sats, 100 vB each.
+  const family = [tx('d', 600, 100, ['p']), tx('p', 0, 100), tx('c', 1_000, 100, ['p'])];
+  const portal = new Set(['p', 'c']);
+  // Ancestor scores (Core 30 and earlier): the parent goes with the richer child at 5 sat/vB, then this one alone at 6.
+  assert.equal(portalFamily(family, portal, false).rate, 6);
+  // Chunks (Core 31): after the parent and the richer child (5 sat/vB) comes 6 sat/vB, which merges: one chunk of 1,600 sats in 300 vB.
+  assert.equal(portalFamily(family, portal, true).rate, 1_600 / 300);
+  // Its relatives as before: the parent an ancestor, no descendants.
+  assert.deepEqual(portalFamily(family, portal, true).ancestors.map((a) => a.txid), ['p']);
+});

@@ -1,4 +1,5 @@
 import type { FamilyTx } from '@slipstream/mempool-engine';
+import { chunkOf } from '../../bitcoin/cluster/replacement-fee.ts';
 
 /**
  * A transaction's figures as the portal's own view of the pool's mempool
@@ -56,7 +57,7 @@ export const relativesOf = (family: readonly FamilyTx[]): string[] => family.sli
  * transactions at most (the node's package limits), so the quadratic
  * search costs nothing.
  */
-export function portalFamily(family: readonly FamilyTx[], portal: ReadonlySet<string>): PortalFamily {
+export function portalFamily(family: readonly FamilyTx[], portal: ReadonlySet<string>, clusterMempool = false): PortalFamily {
   const own = family[0]!;
   const byId = new Map(family.map((m) => [m.txid, m]));
   const ancestorMemo = new Map<string, Set<string>>();
@@ -80,6 +81,12 @@ export function portalFamily(family: readonly FamilyTx[], portal: ReadonlySet<st
   const ownAncestors = ancestorsOf(own.txid);
   const ancestors = counted.filter((m) => ownAncestors.has(m.txid));
   const descendants = counted.filter((m) => m !== own && ancestorsOf(m.txid).has(own.txid));
+
+  // Bitcoin Core 31 mines whole chunks of a cluster's linearization: its rate is its chunk's.
+  if (clusterMempool) {
+    const chunk = chunkOf(own.txid, counted.map((m) => ({ ...m, parents: m.parents.filter((id) => countedIds.has(id)) })))!;
+    return { rate: chunk.fee / chunk.size, ancestors, descendants, withOthers: counted.length < family.length };
+  }
 
   const taken = new Set<string>();
   let rate = own.fee / own.vsize;

@@ -5,6 +5,7 @@ import { NODE_CALLS, type NodeCallMeter } from '../../http/node-call-budget.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { FamilyTx, MempoolReader, MempoolTxView, MempoolView } from '@slipstream/mempool-engine';
 import { createBumpAdvisor } from './bump-advice.ts';
+import { createClusterMempoolCheck } from '../../bitcoin/cluster/cluster-limits.ts';
 import { createChainLookups } from './chain-lookups.ts';
 import { findRemoval, removal } from './removal-finder.ts';
 import { createSizeMemo } from './size-memo.ts';
@@ -67,7 +68,8 @@ export interface StatusDeps {
 export function createStatusService(deps: StatusDeps) {
   const { db, rpc, mempool } = deps;
   const sizes = createSizeMemo<{ size: number; firstSeen: number | null }>(SIZE_MEMO_ENTRIES);
-  const advisor = createBumpAdvisor(rpc);
+  const clusterMempool = createClusterMempoolCheck(rpc);
+  const advisor = createBumpAdvisor(rpc, clusterMempool);
   const node = createChainLookups(rpc);
 
   /** The bump advice for a transaction the engine projected; null when competitive. */
@@ -81,7 +83,10 @@ export function createStatusService(deps: StatusDeps) {
    */
   async function portalFamilyOf(family: FamilyTx[]): Promise<PortalFamily> {
     const relatives = relativesOf(family);
-    return portalFamily(family, relatives.length === 0 ? new Set() : await recordedTxids(db, relatives));
+    // Alone, its rate is its own whatever the node's kind: the node is asked only for a transaction with relatives.
+    if (relatives.length === 0) return portalFamily(family, new Set());
+    const [recorded, chunked] = await Promise.all([recordedTxids(db, relatives), clusterMempool()]);
+    return portalFamily(family, recorded, chunked);
   }
 
   async function check(rawTxid: string): Promise<StatusResponse> {
