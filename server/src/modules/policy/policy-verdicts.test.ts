@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeTxHex, encodeTxHex } from '../../bitcoin/tx-codec.ts';
 import type { PricedTx } from '../submission/prevouts.ts';
-import { policyVerdicts } from './policy-verdicts.ts';
+import { MAX_CHECKED_SIGNATURES, MAX_CHECKED_WEIGHT, policyVerdicts, signaturesWorthChecking } from './policy-verdicts.ts';
 import type { StandardVerdict } from './policy.schemas.ts';
 
 /**
@@ -69,5 +69,15 @@ describe('verdicts per policy', () => {
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
     const verdicts = policyVerdicts({ tx, priced, node: { verdict: 'standard' }, hasChildInPackage: false }, { core: 80, knots: 8 });
     assert.deepEqual(verdicts.policies.map((p) => p.network_share), [80, undefined, 8]);
+  });
+});
+
+describe('what a verdict may cost a public request', () => {
+  test('signatures are checked only for a small transaction: 64 inputs and 10 kvB at most, else the verdict stays unknown', () => {
+    const withInputs = (n: number, weight = 4_000) => ({ inputs: Array.from({ length: n }, () => ({ txid: 'aa'.repeat(32), vout: 0, scriptSig: '', sequence: 0, witness: [] })), weight });
+    assert.equal(signaturesWorthChecking(withInputs(MAX_CHECKED_SIGNATURES)), true);
+    assert.equal(signaturesWorthChecking(withInputs(MAX_CHECKED_SIGNATURES + 1)), false);
+    assert.equal(signaturesWorthChecking(withInputs(1, MAX_CHECKED_WEIGHT)), true);
+    assert.equal(signaturesWorthChecking(withInputs(1, MAX_CHECKED_WEIGHT + 1)), false);
   });
 });

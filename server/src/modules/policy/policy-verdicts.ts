@@ -106,6 +106,15 @@ export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): P
 type Judged = Omit<PolicyVerdict, 'policy' | 'network_share'>;
 
 const UNKNOWN: Judged = { relays: null };
+/** At most this many inputs' signatures are checked for a verdict (a few milliseconds at most, on every parse-tx that needs them). */
+export const MAX_CHECKED_SIGNATURES = 64;
+/** Nor for a transaction over this weight (10 kvB): a legacy input's digest hashes the whole transaction again. */
+export const MAX_CHECKED_WEIGHT = 40_000;
+
+/** Whether a verdict may check this transaction's signatures (MAX_CHECKED_SIGNATURES, MAX_CHECKED_WEIGHT). */
+export function signaturesWorthChecking(tx: Pick<DecodedTx, 'inputs' | 'weight'>): boolean {
+  return tx.inputs.length <= MAX_CHECKED_SIGNATURES && tx.weight <= MAX_CHECKED_WEIGHT;
+}
 export const NO_KNOTS_NODE = 'No node with Bitcoin Knots\' default policy is configured to judge it.';
 
 function refused(reason: string, explanation?: string): Judged {
@@ -139,7 +148,9 @@ function coreVerdict(input: PolicyInput, rules: RuleVerdict): Judged {
   if (!isRuleRefusal(node.reason) && !KNOTS_ONLY.test(node.reason)) return fromNode(node);
   // An ancestor's refusal by a Core 29 rule: whether Core 30 takes that ancestor is its own verdict's (combinePolicies), not known here.
   if (node.explanation?.startsWith(ANCESTOR_REFUSED)) return UNKNOWN;
-  // The node stopped at a rule Core 30 does not have, before any script ran: the signatures decide, where the portal can check them all.
+  // The node stopped at a rule Core 30 does not have, before any script ran: the signatures decide, where the portal can check them all,
+  // for a transaction small enough that checking costs a public request little (each signature is a curve operation; legacy ones rehash the transaction).
+  if (!signaturesWorthChecking(input.tx)) return UNKNOWN;
   const signed = input.priced && checkSignatures(input.tx, input.priced.spent);
   return signed?.ok ? { relays: true } : UNKNOWN;
 }
