@@ -662,7 +662,7 @@ test(`the rules module and the policy node (Core 29's policy) agree on every cor
     const spent = c.inputs.map((s) => ({ value: s.coin.value, script: s.coin.script }));
     const fee = spent.reduce((a, s) => a + s.value, 0) - tx.outputs.reduce((a, o) => a + o.value, 0);
     const vsize = vsizeOf(tx, spent.map((s) => s.script));
-    return { label: c.label, hex: tx.hex, vsize, verdict: checkStandardRules({ tx, spent, fee, vsize, hasChildInPackage: false }, rules) };
+    return { label: c.label, hex: tx.hex, vsize, verdict: checkStandardRules({ tx, spent, fee, vsize, spentInPackage: new Set<number>() }, rules) };
   });
   assert.equal(new Set(judged.map((j) => j.label)).size, judged.length, 'labels are unique');
   const firstOf = new Map<string, string>();

@@ -335,4 +335,5 @@ test('POLICY_NETWORK_SHARES: each relay policy\'s share of the network, shown on
   assert.deepEqual(parse({ POLICY_NETWORK_SHARES: 'core=80, core-29=12.5,knots=7.5' }).policyShares, { core: 80, 'core-29': 12.5, knots: 7.5 });
   assert.match(problemsOf({ POLICY_NETWORK_SHARES: 'core=80,bitcoin-xt=20' }).join('\n'), /^POLICY_NETWORK_SHARES /);
   assert.deepEqual(problemsOf({ POLICY_NETWORK_SHARES: 'core=80,knots=30' }), ['POLICY_NETWORK_SHARES are percentages of the network: each and their sum at most 100']);
+  assert.deepEqual(problemsOf({ POLICY_NETWORK_SHARES: 'core=60,core=30' }), ['POLICY_NETWORK_SHARES names each policy once']);
 });

@@ -227,6 +227,8 @@ export function parseConfig(rawEnv: Record<string, string | undefined>, context:
   }
   problems.push(...rpcCredentialProblems('STANDARD_POLICY', env), ...rpcCredentialProblems('KNOTS_POLICY', env), ...rpcCredentialProblems('PUBLIC_MEMPOOL', env));
   if (typeof env.POLICY_NETWORK_SHARES === 'string') {
+    const names = env.POLICY_NETWORK_SHARES.split(',').map((pair) => pair.split('=')[0]!.trim());
+    if (new Set(names).size < names.length) problems.push('POLICY_NETWORK_SHARES names each policy once');
     const shares = Object.values(parsePolicyShares(env.POLICY_NETWORK_SHARES));
     if (shares.some((share) => share > 100) || shares.reduce((sum, share) => sum + share, 0) > 100) problems.push('POLICY_NETWORK_SHARES are percentages of the network: each and their sum at most 100');
   }

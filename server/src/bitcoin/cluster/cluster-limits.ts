@@ -5,8 +5,8 @@
  * descendant limits, and replacements judged by the feerate diagram.
  */
 
-/** The first version with the cluster mempool (Core 31.0). */
-export const CLUSTER_MEMPOOL_VERSION = 310_000;
+/** The first version with the cluster mempool: Core 31.0, and the development builds before it (30.99, merged into master after 30). */
+export const CLUSTER_MEMPOOL_VERSION = 309_900;
 
 export function hasClusterMempool(version: number): boolean {
   return version >= CLUSTER_MEMPOOL_VERSION;

@@ -8,10 +8,12 @@ import { chunksOf, compareDiagrams, compareFeerate, type FeeFrac } from './feera
  *
  * Core 31 linearizes each cluster near-optimally; this uses the
  * ancestor-set linearization (the best-feerate transaction with its
- * ancestors first, as block assembly before Core 31 did), which Core's
- * never does worse than. For the shapes a bump concerns (a transaction,
- * its ancestors and descendants) the two chunk the same way; where they do
- * not, the figure is the one the simpler linearization asks for.
+ * ancestors first, as block assembly before Core 31 did). For most shapes
+ * a bump concerns the two chunk alike; in some they do not, and then
+ * "does this fee improve the diagram" is not monotone in the fee, so the
+ * search below can land above the least fee Core would take. Fuzzed over
+ * families of up to six transactions it never came out below the exact
+ * least fee: the advice may ask for more than needed, not for too little.
  */
 
 export interface ClusterTx {

@@ -22,7 +22,8 @@ interface Case {
   tx: { version: number; locktime: number; inputs: DecodedInput[]; outputs: DecodedOutput[] };
   spent?: RulesInput['spent'];
   fee?: number;
-  hasChildInPackage?: boolean;
+  /** Its outputs a child in the same package spends. */
+  spentInPackage?: number[];
 }
 
 /** mempool_accept.py's raw_tx_reference, in spirit: one P2WPKH input, one P2WPKH output, 1,000 sats of fee. */
@@ -42,7 +43,7 @@ function judge(c: Case, rules: RuleParameters = CORE) {
   const tx = decodeTxHex(encodeTxHex(c.tx));
   const spent = c.spent ?? reference().spent!;
   const fee = c.fee ?? (spent.every((s) => s) ? spent.reduce((sum, s) => sum + s!.value, 0) - tx.outputs.reduce((sum, o) => sum + o.value, 0) : undefined);
-  return checkStandardRules({ tx, spent, fee, vsize: tx.vsize, hasChildInPackage: c.hasChildInPackage ?? false }, rules);
+  return checkStandardRules({ tx, spent, fee, vsize: tx.vsize, spentInPackage: new Set(c.spentInPackage ?? []) }, rules);
 }
 
 function changed(edit: (c: Case) => void): Case {
@@ -110,10 +111,14 @@ describe('the rules module, rule by rule (Bitcoin Core source and test named in 
     const ephemeral = changed((c) => {
       c.tx.version = 3;
       c.tx.outputs = [{ value: 11_000, scriptPubKey: P2WPKH }, { value: 0, scriptPubKey: '51024e73' }];
-      c.hasChildInPackage = true;
+      c.spentInPackage = [0, 1];
     });
-    assert.deepEqual(judge(ephemeral), { relays: true });
-    assert.deepEqual(judge({ ...ephemeral, hasChildInPackage: false }), refused('min relay fee not met'));
+    // Every rule of its own passes; below the minimum, the package's rate decides (the node judges the package).
+    assert.deepEqual(judge(ephemeral), { relays: 'unknown', missing: 'package' });
+    // Alone, it is refused for its fee before anyone asks who spends its dust (the node answers so: test/standard-rules.oracle.test.ts).
+    assert.deepEqual(judge({ ...ephemeral, spentInPackage: [] }), refused('min relay fee not met'));
+    // Dust before the sigop cost and the minimum (PreChecks' order): one dust output and a small fee is refused for the dust.
+    assert.deepEqual(judge(changed((c) => (c.tx.outputs = [{ value: 10_996, scriptPubKey: P2WPKH }, { value: 0, scriptPubKey: '51024e73' }]))), refused('dust'));
   });
 
   test('OP_RETURN: Core 29 relays one of up to 83 bytes; Core 30 relays several, sharing -datacarriersize (mempool_accept.py multi-op-return; mempool_datacarrier.py)', () => {
@@ -151,6 +156,14 @@ describe('the rules module, rule by rule (Bitcoin Core source and test named in 
     });
     assert.deepEqual(judge(p2sh(15)), { relays: true });
     assert.deepEqual(judge(p2sh(16)), refused('bad-txns-nonstandard-inputs'));
+    // Evaluating the scriptSig fails past 1,000 stack elements (MAX_STACK_SIZE): 1,001 pushes before the redeem script.
+    const stacked = (pushes: number): Case => changed((c) => {
+      c.tx.inputs[0]!.witness = [];
+      c.tx.inputs[0]!.scriptSig = '51'.repeat(pushes) + push('ac');
+      c.spent = [{ value: 11_000, script: P2SH_BURN }];
+    });
+    assert.deepEqual(judge(stacked(999)), { relays: true });
+    assert.deepEqual(judge(stacked(1_000)), refused('bad-txns-nonstandard-inputs'));
   });
 
   test('Core 30 counts legacy sigops: 2,501 in all is refused, where Core 29 relays it (mempool_sigoplimit.py test_legacy_sigops_stdness; release note 32521)', () => {
@@ -212,9 +225,10 @@ describe('the rules module, rule by rule (Bitcoin Core source and test named in 
     assert.deepEqual(judge({ ...reference(), fee: Math.ceil(vsize / 10) - 1 }, CORE_29), refused('min relay fee not met'));
     assert.deepEqual(judge({ ...reference(), fee: Math.ceil(vsize / 10) }, CORE), { relays: true });
     assert.deepEqual(judge({ ...reference(), fee: Math.ceil(vsize / 10) - 1 }, CORE), refused('min relay fee not met'));
-    // A TRUC parent below it relays with its child (mempool_truc.py, package relay); a version 2 one does not.
-    assert.deepEqual(judge({ ...changed((c) => (c.tx.version = 3)), fee: 0, hasChildInPackage: true }, CORE), { relays: true });
-    assert.deepEqual(judge({ ...reference(), fee: 0, hasChildInPackage: true }, CORE), refused('min relay fee not met'));
+    // A TRUC parent below it may relay with its child (mempool_truc.py, package relay): the package's rate decides; alone it is refused; a version 2 one is refused even with a child.
+    assert.deepEqual(judge({ ...changed((c) => (c.tx.version = 3)), fee: 0, spentInPackage: [0] }, CORE), { relays: 'unknown', missing: 'package' });
+    assert.deepEqual(judge({ ...changed((c) => (c.tx.version = 3)), fee: 0 }, CORE), refused('min relay fee not met'));
+    assert.deepEqual(judge({ ...reference(), fee: 0, spentInPackage: [0] }, CORE), refused('min relay fee not met'));
   });
 
   test('TRUC-violation: a version 3 transaction over 10,000 vB (mempool_truc.py test_truc_max_vsize)', () => {
@@ -236,7 +250,7 @@ describe('the rules module, rule by rule (Bitcoin Core source and test named in 
   test('rules that need the spent outputs or the fee say what they lack, not a guess', () => {
     assert.deepEqual(judge({ ...reference(), spent: [undefined] }), { relays: 'unknown', missing: 'prevouts' });
     const tx = decodeTxHex(encodeTxHex(reference().tx));
-    assert.deepEqual(checkStandardRules({ tx, spent: reference().spent!, fee: undefined, vsize: tx.vsize, hasChildInPackage: false }, CORE), { relays: 'unknown', missing: 'fee' });
+    assert.deepEqual(checkStandardRules({ tx, spent: reference().spent!, fee: undefined, vsize: tx.vsize, spentInPackage: new Set() }, CORE), { relays: 'unknown', missing: 'fee' });
     // A rule that needs neither still refuses.
     assert.deepEqual(judge({ ...changed((c) => (c.tx.version = 4)), spent: [undefined] }), refused('version'));
   });

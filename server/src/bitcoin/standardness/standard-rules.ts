@@ -1,4 +1,4 @@
-import { isPayToScriptHash, isPushOnly, MAX_SCRIPT_ELEMENT_SIZE, OP_0, OP_16, OP_1, OP_1NEGATE, readOp, scriptSigOpCount, witnessProgram, WITNESS_V0_SCRIPTHASH_SIZE, WITNESS_V1_TAPROOT_SIZE } from '../script.ts';
+import { isPayToScriptHash, isPushOnly, lastPush, MAX_SCRIPT_ELEMENT_SIZE, OP_0, OP_16, OP_1, OP_1NEGATE, readOp, scriptSigOpCount, witnessProgram, WITNESS_V0_SCRIPTHASH_SIZE, WITNESS_V1_TAPROOT_SIZE } from '../script.ts';
 import { compactSizeLength } from '../compact-size.ts';
 import { isCoinbase, transactionSigOpCostParts } from '../sigops.ts';
 import type { DecodedTx } from '../tx-codec.ts';
@@ -23,8 +23,12 @@ import type { RuleParameters } from './policy-families.ts';
 export type RuleVerdict =
   | { relays: true }
   | { relays: false; reason: string }
-  /** A rule needs what is not known: the outputs it spends, or its fee. */
-  | { relays: 'unknown'; missing: 'prevouts' | 'fee' };
+  /**
+   * A rule needs what is not known: the outputs it spends, its fee, or (a
+   * TRUC parent below the minimum that relays only with its child) the
+   * package's rate, which the package's node verdict judges.
+   */
+  | { relays: 'unknown'; missing: 'prevouts' | 'fee' | 'package' };
 
 export interface RulesInput {
   tx: DecodedTx;
@@ -34,8 +38,8 @@ export interface RulesInput {
   fee: number | undefined;
   /** The sigop-adjusted virtual size fees are judged by (policy/policy.cpp GetVirtualTransactionSize). */
   vsize: number;
-  /** A later member of the same package spends it: a TRUC parent or a dust output may then rely on that child (package relay). */
-  hasChildInPackage: boolean;
+  /** Its outputs (vouts) that another member of the same package spends: a TRUC parent, or its one dust output, may rely on that child (package relay). */
+  spentInPackage: ReadonlySet<number>;
 }
 
 /** Where each reject reason's rule is in Bitcoin Core's source. */
@@ -77,6 +81,7 @@ const ANNEX_TAG = 0x50;
 const TAPROOT_LEAF_MASK = 0xfe;
 const TAPROOT_LEAF_TAPSCRIPT = 0xc0;
 const OP_RESERVED = 0x50;
+const MAX_STACK_SIZE = 1_000;
 const OP_RETURN = 0x6a;
 
 const refuse = (reason: RuleReason): RuleVerdict => ({ relays: false, reason });
@@ -93,15 +98,20 @@ export function checkStandardRules(input: RulesInput, rules: RuleParameters): Ru
   const prevouts = spent.map((s) => Buffer.from(s.script, 'hex'));
   if (!areInputsStandard(tx, prevouts, rules)) return refuse('bad-txns-nonstandard-inputs');
   if (!isWitnessStandard(tx, prevouts)) return refuse('bad-witness-nonstandard');
+  // PreCheckEphemeralTx, then the sigop cost, then the individual minimum (validation.cpp PreChecks' order).
+  const dust = dustOutputs(tx, rules);
+  // Ephemeral dust: the one dust output allowed is on a 0-fee transaction (policy/ephemeral_policy.cpp PreCheckEphemeralTx). Whether a child
+  // spends it (CheckEphemeralSpends) is the package's check, after the fee's: a lone 0-fee transaction is refused for its fee first.
+  if (input.fee !== undefined && dust.length === MAX_DUST_OUTPUTS_PER_TX && input.fee !== 0) return refuse('dust');
   if (transactionSigOpCostParts(tx, spent.map((s) => s.script)).total > MAX_STANDARD_TX_SIGOPS_COST) return refuse('bad-txns-too-many-sigops');
 
   if (input.fee === undefined) return { relays: 'unknown', missing: 'fee' };
   const truc = signedVersion(tx) === TRUC_VERSION;
-  // A TRUC parent below the minimum relays with its child, as a package; any other must pay it alone (Core 30).
-  if (input.fee < feeAt(rules.minRelayFeePerKvB, input.vsize) && !(truc && input.hasChildInPackage)) return refuse('min relay fee not met');
-  // Ephemeral dust: the one dust output allowed is on a 0-fee transaction whose child spends it.
-  if (dustOutputs(tx, rules).length === MAX_DUST_OUTPUTS_PER_TX && (input.fee !== 0 || !input.hasChildInPackage)) return refuse('dust');
+  const belowMinimum = input.fee < feeAt(rules.minRelayFeePerKvB, input.vsize);
+  // Below the minimum alone: refused, except a TRUC transaction, which the package's rate may carry (CheckFeeRate with package feerates).
+  if (belowMinimum && !truc) return refuse('min relay fee not met');
   if (truc && input.vsize > TRUC_MAX_VSIZE) return refuse('TRUC-violation');
+  if (belowMinimum) return input.spentInPackage.size > 0 ? { relays: 'unknown', missing: 'package' } : refuse('min relay fee not met');
   return { relays: true };
 }
 
@@ -178,7 +188,7 @@ function areInputsStandard(tx: DecodedTx, prevouts: Buffer[], rules: RuleParamet
       sigops += scriptSigOpCount(scriptSig, true);
       // CScript::GetSigOpCount(scriptSig): a P2SH output counts its redeem script, any other its own script.
       const prevout = prevouts[i]!;
-      sigops += isPayToScriptHash(prevout) ? scriptSigOpCount(scriptSigStack(scriptSig)?.at(-1) ?? Buffer.alloc(0), true) : scriptSigOpCount(prevout, true);
+      sigops += isPayToScriptHash(prevout) ? scriptSigOpCount(lastPush(scriptSig) ?? Buffer.alloc(0), true) : scriptSigOpCount(prevout, true);
       if (sigops > rules.maxLegacySigops) return false;
     }
   }
@@ -243,6 +253,8 @@ function scriptSigStack(scriptSig: Buffer): Buffer[] | undefined {
   const stack: Buffer[] = [];
   let pos = 0;
   while (pos < scriptSig.length) {
+    // script/script.h MAX_STACK_SIZE: evaluation fails past 1,000 elements.
+    if (stack.length >= MAX_STACK_SIZE) return undefined;
     const read = readOp(scriptSig, pos);
     if (!read) return undefined;
     pos = read.next;

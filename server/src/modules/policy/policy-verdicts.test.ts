@@ -1,8 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { sighashCache, taprootKeyPathSighash } from '../../bitcoin/sighash.ts';
 import { decodeTxHex, encodeTxHex } from '../../bitcoin/tx-codec.ts';
 import type { PricedTx } from '../submission/prevouts.ts';
-import { MAX_CHECKED_SIGNATURES, MAX_CHECKED_WEIGHT, policyVerdicts, signaturesWorthChecking } from './policy-verdicts.ts';
+import { combinePolicies, policyVerdicts } from './policy-verdicts.ts';
 import type { StandardVerdict } from './policy.schemas.ts';
 
 /**
@@ -27,7 +29,7 @@ describe('verdicts per policy', () => {
   test('a 100-byte OP_RETURN: Core 29 refuses it (the node says so), Core 30 relays it when the scripts are no question', () => {
     // The only input spends P2WSH(OP_TRUE): no signature to check, so the portal cannot vouch for its scripts: unknown, not a guess.
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }, opReturn100]);
-    const verdicts = policyVerdicts({ tx, priced, node: nonStandard('scriptpubkey'), hasChildInPackage: false });
+    const verdicts = policyVerdicts({ tx, priced, node: nonStandard('scriptpubkey'), spentInPackage: new Set() });
     assert.deepEqual(byPolicy(verdicts), { core: null, 'core-29': false, knots: null });
     assert.equal(verdicts.policies[1]!.reason, 'scriptpubkey');
     assert.deepEqual(verdicts.standard, { verdict: 'unknown' });
@@ -35,7 +37,7 @@ describe('verdicts per policy', () => {
 
   test('what the rules refuse for Core 30 is refused whatever the node says, with the rule\'s reason and plain words', () => {
     const { tx, priced } = txWith([{ value: 1, scriptPubKey: P2WSH_OP_TRUE }, { value: 1, scriptPubKey: P2WSH_OP_TRUE }]);
-    const verdicts = policyVerdicts({ tx, priced, node: { verdict: 'unknown' }, hasChildInPackage: false });
+    const verdicts = policyVerdicts({ tx, priced, node: { verdict: 'unknown' }, spentInPackage: new Set() });
     assert.deepEqual(verdicts.policies.map((p) => [p.policy, p.relays, p.reason]), [['core', false, 'dust'], ['core-29', false, 'dust'], ['knots', null, undefined]]);
     assert.equal(verdicts.standard.verdict, 'non-standard');
     assert.match(verdicts.standard.explanation ?? '', /\w/);
@@ -44,40 +46,81 @@ describe('verdicts per policy', () => {
   test('a script failure the node finds is every Core family\'s refusal', () => {
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
     const reason = 'mempool-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)';
-    const verdicts = policyVerdicts({ tx, priced, node: nonStandard(reason), hasChildInPackage: false });
+    const verdicts = policyVerdicts({ tx, priced, node: nonStandard(reason), spentInPackage: new Set() });
     assert.deepEqual(verdicts.policies.slice(0, 2).map((p) => [p.relays, p.reason]), [[false, reason], [false, reason]]);
   });
 
   test('a node that accepts it: both Core families relay it', () => {
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
-    assert.deepEqual(byPolicy(policyVerdicts({ tx, priced, node: { verdict: 'standard' }, hasChildInPackage: false })), { core: true, 'core-29': true, knots: null });
+    assert.deepEqual(byPolicy(policyVerdicts({ tx, priced, node: { verdict: 'standard' }, spentInPackage: new Set() })), { core: true, 'core-29': true, knots: null });
   });
 
   test('a refusal only Knots makes says nothing of Core: Core 29 is then the rules\' verdict or unknown', () => {
     // A bare 1-of-2 multisig output (71 bytes of script): Core relays it, Knots refuses any output script over 34 bytes.
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }, { value: 1_000, scriptPubKey: `5121${'02' + '11'.repeat(32)}21${'03' + '22'.repeat(32)}52ae` }]);
-    const verdicts = policyVerdicts({ tx, priced, node: nonStandard('bad-txns-vout-script-toolarge'), hasChildInPackage: false });
+    const verdicts = policyVerdicts({ tx, priced, node: nonStandard('bad-txns-vout-script-toolarge'), spentInPackage: new Set() });
     assert.deepEqual(byPolicy(verdicts), { core: null, 'core-29': null, knots: null });
   });
 
   test('without the price (pool node unreachable) only what needs nothing else is told', () => {
     const { tx } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
-    assert.deepEqual(byPolicy(policyVerdicts({ tx, priced: undefined, node: { verdict: 'unknown' }, hasChildInPackage: false })), { core: null, 'core-29': null, knots: null });
+    assert.deepEqual(byPolicy(policyVerdicts({ tx, priced: undefined, node: { verdict: 'unknown' }, spentInPackage: new Set() })), { core: null, 'core-29': null, knots: null });
   });
 
   test('each policy carries its share of the network only when the operator configured it', () => {
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
-    const verdicts = policyVerdicts({ tx, priced, node: { verdict: 'standard' }, hasChildInPackage: false }, { core: 80, knots: 8 });
+    const verdicts = policyVerdicts({ tx, priced, node: { verdict: 'standard' }, spentInPackage: new Set() }, { core: 80, knots: 8 });
     assert.deepEqual(verdicts.policies.map((p) => p.network_share), [80, undefined, 8]);
   });
 });
 
-describe('what a verdict may cost a public request', () => {
-  test('signatures are checked only for a small transaction: 64 inputs and 10 kvB at most, else the verdict stays unknown', () => {
-    const withInputs = (n: number, weight = 4_000) => ({ inputs: Array.from({ length: n }, () => ({ txid: 'aa'.repeat(32), vout: 0, scriptSig: '', sequence: 0, witness: [] })), weight });
-    assert.equal(signaturesWorthChecking(withInputs(MAX_CHECKED_SIGNATURES)), true);
-    assert.equal(signaturesWorthChecking(withInputs(MAX_CHECKED_SIGNATURES + 1)), false);
-    assert.equal(signaturesWorthChecking(withInputs(1, MAX_CHECKED_WEIGHT)), true);
-    assert.equal(signaturesWorthChecking(withInputs(1, MAX_CHECKED_WEIGHT + 1)), false);
+
+describe('the rules module overrides the node only where Core 30 relaxed a rule', () => {
+  test('a refusal both share (TRUC inheritance, dust, inputs) is the node\'s for Core 30 too, even when the rules module alone passes it', () => {
+    const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
+    const reason = 'TRUC-violation, version=3 tx cannot spend from non-version=3 tx';
+    assert.deepEqual(policyVerdicts({ tx, priced, node: nonStandard(reason), spentInPackage: new Set() }).policies.slice(0, 2).map((p) => [p.relays, p.reason]), [[false, reason], [false, reason]]);
+  });
+
+  test('Knots\' name for one of Core\'s refusals is given as Core\'s for the Core policies, and as Knots\' own for Knots', () => {
+    const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
+    const verdicts = policyVerdicts({ tx, priced, node: nonStandard('bad-witness-stackitem-size'), knots: nonStandard('bad-witness-stackitem-size'), spentInPackage: new Set() });
+    assert.deepEqual(verdicts.policies.map((p) => p.reason), ['bad-witness-nonstandard', 'bad-witness-nonstandard', 'bad-witness-stackitem-size']);
+  });
+
+  test('a 100-byte OP_RETURN whose scripts the portal can vouch for: Core 30 relays it; one signature budget for the whole request', () => {
+    const signed = (n: number, locktime = 0) => keyPathSpend(n, locktime);
+    const one = signed(1);
+    const verdict = (t: ReturnType<typeof signed>, tipHeight?: number) => combinePolicies([{ tx: t.tx, priced: t.priced }], { node: new Map([[t.tx, nonStandard('scriptpubkey')]]), knots: undefined, tipHeight }).get(t.tx)!.policies[0]!.relays;
+    assert.equal(verdict(one), true);
+    // A bad signature: not vouched for.
+    const forged = signed(1);
+    forged.tx.inputs[0]!.witness = [`${forged.tx.inputs[0]!.witness[0]!.slice(0, -2)}00`];
+    assert.equal(verdict(forged), null);
+    // A height lock time not yet reached at the next block: unknown (Core says non-final); reached: vouched.
+    assert.equal(verdict(signed(1, 200), 150), null);
+    assert.equal(verdict(signed(1, 200), 200), true);
+    // The request's budget is shared: two transactions of 40 inputs each, only the first is checked.
+    const [a, b] = [signed(40), signed(40)];
+    const both = combinePolicies([{ tx: a.tx, priced: a.priced }, { tx: b.tx, priced: b.priced }], { node: new Map([[a.tx, nonStandard('scriptpubkey')], [b.tx, nonStandard('scriptpubkey')]]), knots: undefined, tipHeight: 100 });
+    assert.deepEqual([both.get(a.tx)!.policies[0]!.relays, both.get(b.tx)!.policies[0]!.relays], [true, null]);
   });
 });
+
+/** A version 2 transaction spending `n` P2TR outputs by key path, validly signed (BIP340 over BIP341's digest), with a 100-byte OP_RETURN. */
+function keyPathSpend(n: number, locktime: number) {
+  const secret = new Uint8Array(32).fill(7);
+  const xonly = Buffer.from(schnorr.getPublicKey(secret)).toString('hex');
+  const spent = Array.from({ length: n }, () => ({ value: 10_000, script: `5120${xonly}` }));
+  const unsigned = decodeTxHex(encodeTxHex({
+    version: 2,
+    locktime,
+    inputs: spent.map((_, i) => ({ txid: 'cd'.repeat(32), vout: i, scriptSig: '', sequence: 0xffff_fffd, witness: [] })),
+    outputs: [{ value: 0, scriptPubKey: opReturn100.scriptPubKey }, { value: n * 10_000 - 1_000, scriptPubKey: P2WSH_OP_TRUE }],
+  }));
+  const cache = sighashCache(unsigned, spent);
+  const witnesses = spent.map((_, i) => [Buffer.from(schnorr.sign(taprootKeyPathSighash(cache, i, 0x00)!, secret)).toString('hex')]);
+  const tx = decodeTxHex(encodeTxHex({ ...unsigned, inputs: unsigned.inputs.map((input, i) => ({ ...input, witness: witnesses[i]! })) }));
+  const priced: PricedTx = { tx, vsize: tx.vsize, fee: 1_000, missingInputs: [], mempoolAncestors: [], spent, givenParents: [] };
+  return { tx, priced };
+}

@@ -1,10 +1,10 @@
 import { rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
-import { checkSignatures } from '../../bitcoin/signature-check.ts';
 import { CORE, CORE_29, type PolicyFamily } from '../../bitcoin/standardness/policy-families.ts';
-import { checkStandardRules, RULE_SOURCES, type RuleVerdict } from '../../bitcoin/standardness/standard-rules.ts';
+import { checkStandardRules, type RuleVerdict } from '../../bitcoin/standardness/standard-rules.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
 import type { PricedTx } from '../submission/prevouts.ts';
 import type { PolicyOracle } from './policy-oracle.ts';
+import { newVouchBudget, scriptsVouched, type VouchBudget } from './scripts-vouched.ts';
 import type { PolicyVerdict, StandardVerdict } from './policy.schemas.ts';
 import { ANCESTOR_REFUSED, ancestorRefusal, judgeStandard, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
 
@@ -60,14 +60,11 @@ export const KNOTS_REASON_NAMES: Record<string, string> = {
   'truc-vsize-toobig': 'TRUC-violation',
 };
 
-const RULE_REASONS = new Set<string>(Object.keys(RULE_SOURCES));
 /** A reject reason's code, without the node's details ("min relay fee not met, 100 < 141" → "min relay fee not met"), under Core's name. */
 const codeOf = (reason: string) => {
   const code = reason.split(/,| \(/)[0]!.trim();
   return KNOTS_REASON_NAMES[code] ?? code;
 };
-/** A refusal by one of the pre-script rules the rules module decides for each family itself. */
-const isRuleRefusal = (reason: string) => RULE_REASONS.has(codeOf(reason));
 
 export interface PolicyVerdicts {
   /** `core`, `core-29`, `knots`, in that order. */
@@ -84,12 +81,16 @@ export interface PolicyInput {
   node: StandardVerdict;
   /** The Knots-policy node's verdict; undefined when none is configured. */
   knots?: StandardVerdict | undefined;
-  /** Another transaction of the same list spends it (package relay). */
-  hasChildInPackage: boolean;
+  /** Its outputs (vouts) another transaction of the same list spends (package relay). */
+  spentInPackage: ReadonlySet<number>;
+  /** The pool node's tip height: whether a lock time has passed. */
+  tipHeight?: number | undefined;
+  /** The signature checks this request's verdicts may still make (scripts-vouched.ts). */
+  budget?: VouchBudget;
 }
 
 export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): PolicyVerdicts {
-  const rulesInput = input.priced && { tx: input.tx, spent: input.priced.spent, fee: input.priced.fee, vsize: input.priced.vsize, hasChildInPackage: input.hasChildInPackage };
+  const rulesInput = input.priced && { tx: input.tx, spent: input.priced.spent, fee: input.priced.fee, vsize: input.priced.vsize, spentInPackage: input.spentInPackage };
   const rules29: RuleVerdict = rulesInput ? checkStandardRules(rulesInput, CORE_29) : { relays: 'unknown', missing: 'prevouts' };
   const rulesCore: RuleVerdict = rulesInput ? checkStandardRules(rulesInput, CORE) : { relays: 'unknown', missing: 'prevouts' };
   const core = coreVerdict(input, rulesCore);
@@ -106,15 +107,6 @@ export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): P
 type Judged = Omit<PolicyVerdict, 'policy' | 'network_share'>;
 
 const UNKNOWN: Judged = { relays: null };
-/** At most this many inputs' signatures are checked for a verdict (a few milliseconds at most, on every parse-tx that needs them). */
-export const MAX_CHECKED_SIGNATURES = 64;
-/** Nor for a transaction over this weight (10 kvB): a legacy input's digest hashes the whole transaction again. */
-export const MAX_CHECKED_WEIGHT = 40_000;
-
-/** Whether a verdict may check this transaction's signatures (MAX_CHECKED_SIGNATURES, MAX_CHECKED_WEIGHT). */
-export function signaturesWorthChecking(tx: Pick<DecodedTx, 'inputs' | 'weight'>): boolean {
-  return tx.inputs.length <= MAX_CHECKED_SIGNATURES && tx.weight <= MAX_CHECKED_WEIGHT;
-}
 export const NO_KNOTS_NODE = 'No node with Bitcoin Knots\' default policy is configured to judge it.';
 
 function refused(reason: string, explanation?: string): Judged {
@@ -122,13 +114,17 @@ function refused(reason: string, explanation?: string): Judged {
   return { relays: false, reason, ...(plain ? { explanation: plain } : {}) };
 }
 
-function fromNode(node: StandardVerdict): Judged {
-  return node.reason === undefined ? UNKNOWN : refused(node.reason, node.explanation);
+/** The node's refusal; for the Core policies, a Knots name of one of Core's refusals is given as Core's. */
+function fromNode(node: StandardVerdict, asCore = true): Judged {
+  if (node.reason === undefined) return UNKNOWN;
+  const code = node.reason.split(/,| \(/)[0]!.trim();
+  const core = asCore ? KNOTS_REASON_NAMES[code] : undefined;
+  return core === undefined ? refused(node.reason, node.explanation) : refused(core);
 }
 
 function knotsVerdict(node: StandardVerdict | undefined): Judged {
   if (node === undefined) return { relays: null, explanation: NO_KNOTS_NODE };
-  return node.verdict === 'standard' ? { relays: true } : fromNode(node);
+  return node.verdict === 'standard' ? { relays: true } : fromNode(node, false);
 }
 
 /** Core 29: the node runs it, save the rules only Knots adds, where the rules module decides the pre-script part. */
@@ -138,22 +134,29 @@ function core29Verdict(node: StandardVerdict, rules: RuleVerdict): Judged {
   return rules.relays === false ? refused(rules.reason) : UNKNOWN;
 }
 
-/** Core 30 and later: the rules module for the rules the node runs differently, the node (or the signature check) for the scripts. */
+/**
+ * Core 30 and later: the rules module for every rule before the scripts;
+ * the node for the rest. Where the node refused for a rule Core 30 relaxed
+ * (OP_RETURN size and count) or one only Knots has, it stopped before
+ * finality and scripts: the portal vouches for those where it can
+ * (scripts-vouched.ts), else the verdict is unknown. A refusal for a rule
+ * both share is the node's, whatever the rules module found.
+ */
 function coreVerdict(input: PolicyInput, rules: RuleVerdict): Judged {
   if (rules.relays === false) return refused(rules.reason);
-  if (rules.relays === 'unknown') return input.node.verdict === 'non-standard' && input.node.reason !== undefined && !isRuleRefusal(input.node.reason) && !KNOTS_ONLY.test(input.node.reason) ? fromNode(input.node) : UNKNOWN;
   const node = input.node;
+  const relaxed = node.reason !== undefined && (RELAXED_IN_CORE_30.has(codeOf(node.reason)) || KNOTS_ONLY.test(node.reason));
+  if (node.verdict === 'non-standard' && node.reason !== undefined && !relaxed) return fromNode(node);
+  if (rules.relays === 'unknown') return UNKNOWN;
   if (node.verdict === 'standard') return { relays: true };
-  if (node.verdict === 'unknown' || node.reason === undefined) return UNKNOWN;
-  if (!isRuleRefusal(node.reason) && !KNOTS_ONLY.test(node.reason)) return fromNode(node);
-  // An ancestor's refusal by a Core 29 rule: whether Core 30 takes that ancestor is its own verdict's (combinePolicies), not known here.
+  if (node.verdict === 'unknown' || !relaxed) return UNKNOWN;
+  // An ancestor's refusal: whether Core 30 takes that ancestor is its own verdict's (combinePolicies), not known here.
   if (node.explanation?.startsWith(ANCESTOR_REFUSED)) return UNKNOWN;
-  // The node stopped at a rule Core 30 does not have, before any script ran: the signatures decide, where the portal can check them all,
-  // for a transaction small enough that checking costs a public request little (each signature is a curve operation; legacy ones rehash the transaction).
-  if (!signaturesWorthChecking(input.tx)) return UNKNOWN;
-  const signed = input.priced && checkSignatures(input.tx, input.priced.spent);
-  return signed?.ok ? { relays: true } : UNKNOWN;
+  return input.priced && scriptsVouched(input.tx, input.priced.spent, input.tipHeight, input.budget ?? newVouchBudget()) ? { relays: true } : UNKNOWN;
 }
+
+/** Core 29's refusals that Core 30 dropped: an OP_RETURN over 83 bytes (Core 29 says scriptpubkey), more than one. */
+const RELAXED_IN_CORE_30 = new Set(['scriptpubkey', 'multi-op-return', 'datacarrier']);
 
 function toStandard(verdict: Judged): StandardVerdict {
   if (verdict.relays === true) return { verdict: 'standard' };
@@ -166,22 +169,43 @@ export type PricedHexTx = HexTx & { priced: PricedTx | undefined };
 
 /** Transactions with their prices, judged by the policy node and then per policy. Never rejects for the node's sake: what it cannot tell is unknown. */
 export async function judgePolicies(deps: PolicyNodes, items: PricedHexTx[]): Promise<Map<DecodedTx, PolicyVerdicts>> {
-  const [node, knots] = await askPolicyNodes(deps, items);
-  return combinePolicies(items, node, knots, deps.policyShares);
+  return combinePolicies(items, await askPolicyNodes(deps, items), deps.policyShares);
 }
 
 /** What judging per policy uses: the pool node and the policy nodes (standard-verdict.ts), and the operator's shares. */
 export type PolicyNodes = StandardJudgeDeps & { knotsPolicy?: PolicyOracle | undefined; policyShares?: PolicyShares | undefined };
 
-/** The Core 29 node's verdicts and the Knots node's (undefined when none is configured), asked at once. */
-export async function askPolicyNodes(deps: PolicyNodes, items: HexTx[]): Promise<[Map<DecodedTx, StandardVerdict>, Map<DecodedTx, StandardVerdict> | undefined]> {
-  return Promise.all([judgeStandard(deps, items), deps.knotsPolicy ? judgeStandard({ ...deps, policy: deps.knotsPolicy }, items) : undefined]);
+/** What the policy nodes said: the Core 29 node's verdicts, the Knots node's (undefined when none is configured), and the pool node's tip they were judged at. */
+export interface NodeVerdicts {
+  node: Map<DecodedTx, StandardVerdict>;
+  knots: Map<DecodedTx, StandardVerdict> | undefined;
+  tipHeight: number | undefined;
+}
+
+/** Both policy nodes asked at once, with one read of the pool node's tip. */
+export async function askPolicyNodes(deps: PolicyNodes, items: HexTx[]): Promise<NodeVerdicts> {
+  const tip = deps.policy && items.length > 0 ? deps.rpc.call<number>('getblockcount') : undefined;
+  // Judged by the oracles, or not asked at all: a failure here is the verdicts' "unknown", never the request's.
+  tip?.catch(() => {});
+  const [node, knots] = await Promise.all([judgeStandard(deps, items, tip), deps.knotsPolicy ? judgeStandard({ ...deps, policy: deps.knotsPolicy }, items, tip) : undefined]);
+  return { node, knots, tipHeight: tip ? await tip.catch(() => undefined) : undefined };
 }
 
 /** The policy verdicts from the node's and each transaction's price (parse-tx asks the node beside the pricing). */
-export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, node: ReadonlyMap<DecodedTx, StandardVerdict>, knots: ReadonlyMap<DecodedTx, StandardVerdict> | undefined, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
-  const spentByList = new Set(items.flatMap((i) => i.tx.inputs.map((input) => input.txid)));
-  const own = new Map(items.map((i) => [i.tx, policyVerdicts({ tx: i.tx, priced: i.priced, node: node.get(i.tx) ?? { verdict: 'unknown' }, knots: knots && (knots.get(i.tx) ?? { verdict: 'unknown' }), hasChildInPackage: spentByList.has(i.tx.txid) }, shares)]));
+export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, { node, knots, tipHeight }: NodeVerdicts, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
+  // Which outputs of each transaction the list's other transactions spend.
+  const spentByList = new Map<string, Set<number>>();
+  for (const { tx } of items) for (const input of tx.inputs) spentByList.set(input.txid, (spentByList.get(input.txid) ?? new Set()).add(input.vout));
+  const budget = newVouchBudget();
+  const own = new Map(items.map((i) => [i.tx, policyVerdicts({
+    tx: i.tx,
+    priced: i.priced,
+    node: node.get(i.tx) ?? { verdict: 'unknown' },
+    knots: knots && (knots.get(i.tx) ?? { verdict: 'unknown' }),
+    spentInPackage: spentByList.get(i.tx.txid) ?? new Set(),
+    tipHeight,
+    budget,
+  }, shares)]));
   const byTxid = new Map(items.map((i) => [i.tx.txid, i.tx]));
   const settled = new Map<DecodedTx, PolicyVerdicts>();
   // Core 30's verdict on a transaction holds only with its parents in the list: nodes refuse a child whose parent they refuse.

@@ -58,14 +58,15 @@ export interface HexTx {
   hex: string;
 }
 
-export async function judgeStandard(deps: StandardJudgeDeps, items: HexTx[]): Promise<Map<DecodedTx, StandardVerdict>> {
+/** `poolHeight`: the pool node's tip height when the caller already asks for it (one call for several oracles). */
+export async function judgeStandard(deps: StandardJudgeDeps, items: HexTx[], poolHeight?: Promise<number>): Promise<Map<DecodedTx, StandardVerdict>> {
   const txs = items.map((i) => i.tx);
   const verdicts = new Map<DecodedTx, StandardVerdict>(txs.map((t) => [t, UNKNOWN]));
   const oracle = deps.policy;
   if (!oracle || txs.length === 0) return verdicts;
   try {
-    const [oracleHeight, poolHeight] = await Promise.all([oracle.height(), deps.rpc.call<number>('getblockcount')]);
-    if (oracleHeight < poolHeight) return verdicts;
+    const [oracleHeight, poolTip] = await Promise.all([oracle.height(), poolHeight ?? deps.rpc.call<number>('getblockcount')]);
+    if (oracleHeight < poolTip) return verdicts;
     const mempool = await portalMempoolAncestors(deps, txs);
     for (const tx of txs) {
       const pkg = packageFor(tx, items, mempool);

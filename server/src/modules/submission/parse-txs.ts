@@ -52,14 +52,14 @@ export async function parse(context: SubmissionContext, rawHexes: string[], rawC
   const decoded = await decodeEach(entries.map((e) => ('hex' in e ? e.hex : '')));
   const txs = decoded.filter((d, i): d is DecodedTx => 'hex' in entries[i]! && !(d instanceof TxDecodeError));
   // Whether the public network would relay each one: the policy node asked beside the pricing, never failing the answer.
-  const [pricing, [node, knots]] = await Promise.all([
+  const [pricing, nodes] = await Promise.all([
     priceForParse(context, clientCode, txs, options.clientAddress, quote),
     askPolicyNodes(
       context,
       entries.flatMap((e, i) => ('hex' in e && txs.includes(decoded[i] as DecodedTx) ? [{ tx: decoded[i] as DecodedTx, hex: e.hex }] : [])),
     ),
   ]);
-  const policies = combinePolicies(txs.map((tx) => ({ tx, priced: pricing.priced.get(tx) })), node, knots, context.policyShares);
+  const policies = combinePolicies(txs.map((tx) => ({ tx, priced: pricing.priced.get(tx) })), nodes, context.policyShares);
 
   const single = hexes.length === 1;
   const transactions: ParsedTxItem[] = entries.map((entry, i): ParsedTxItem => {
