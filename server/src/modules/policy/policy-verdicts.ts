@@ -187,7 +187,8 @@ export async function askPolicyNodes(deps: PolicyNodes, items: HexTx[]): Promise
   const tip = deps.policy && items.length > 0 ? deps.rpc.call<number>('getblockcount') : undefined;
   // Judged by the oracles, or not asked at all: a failure here is the verdicts' "unknown", never the request's.
   tip?.catch(() => {});
-  const [node, knots] = await Promise.all([judgeStandard(deps, items, tip), deps.knotsPolicy ? judgeStandard({ ...deps, policy: deps.knotsPolicy }, items, tip) : undefined]);
+  const shared = { tip };
+  const [node, knots] = await Promise.all([judgeStandard(deps, items, shared), deps.knotsPolicy ? judgeStandard({ ...deps, policy: deps.knotsPolicy }, items, shared) : undefined]);
   return { node, knots, tipHeight: tip ? await tip.catch(() => undefined) : undefined };
 }
 

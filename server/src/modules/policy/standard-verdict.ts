@@ -44,6 +44,12 @@ const CHAIN_LIMIT_ERRORS = /^(package-too-many-transactions|package-too-large|pa
 /** Bitcoin Core's DEFAULT_ANCESTOR_LIMIT and MAX_PACKAGE_COUNT: a transaction and its unconfirmed ancestors. */
 const MAX_CHAIN_LENGTH = 25;
 
+/** Pool-node reads several oracles' judgements of one list share (judgeStandard). */
+export interface SharedPoolReads {
+  tip?: Promise<number> | undefined;
+  ancestors?: Promise<MempoolAncestors>;
+}
+
 export interface StandardJudgeDeps {
   /** The standard-policy oracle; none configured: every verdict is "unknown". */
   policy?: PolicyOracle;
@@ -58,16 +64,21 @@ export interface HexTx {
   hex: string;
 }
 
-/** `poolHeight`: the pool node's tip height when the caller already asks for it (one call for several oracles). */
-export async function judgeStandard(deps: StandardJudgeDeps, items: HexTx[], poolHeight?: Promise<number>): Promise<Map<DecodedTx, StandardVerdict>> {
+/**
+ * `shared`: what several oracles judging the same list read once from the
+ * pool node: its tip height, and the portal's mempool ancestors of the list
+ * (the first oracle to need them asks; the others reuse the answer).
+ */
+export async function judgeStandard(deps: StandardJudgeDeps, items: HexTx[], shared: SharedPoolReads = {}): Promise<Map<DecodedTx, StandardVerdict>> {
   const txs = items.map((i) => i.tx);
   const verdicts = new Map<DecodedTx, StandardVerdict>(txs.map((t) => [t, UNKNOWN]));
   const oracle = deps.policy;
   if (!oracle || txs.length === 0) return verdicts;
   try {
-    const [oracleHeight, poolTip] = await Promise.all([oracle.height(), poolHeight ?? deps.rpc.call<number>('getblockcount')]);
+    const [oracleHeight, poolTip] = await Promise.all([oracle.height(), shared.tip ?? deps.rpc.call<number>('getblockcount')]);
     if (oracleHeight < poolTip) return verdicts;
-    const mempool = await portalMempoolAncestors(deps, txs);
+    shared.ancestors ??= portalMempoolAncestors(deps, txs);
+    const mempool = await shared.ancestors;
     for (const tx of txs) {
       const pkg = packageFor(tx, items, mempool);
       // Core keeps at most 25 unconfirmed transactions in a chain (-limitancestorcount), the most testmempoolaccept takes at once:
