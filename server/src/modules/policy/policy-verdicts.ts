@@ -61,10 +61,8 @@ export const KNOTS_REASON_NAMES: Record<string, string> = {
 };
 
 /** A reject reason's code, without the node's details ("min relay fee not met, 100 < 141" → "min relay fee not met"), under Core's name. */
-const codeOf = (reason: string) => {
-  const code = reason.split(/,| \(/)[0]!.trim();
-  return KNOTS_REASON_NAMES[code] ?? code;
-};
+const bareCode = (reason: string) => reason.split(/,| \(/)[0]!.trim();
+const codeOf = (reason: string) => KNOTS_REASON_NAMES[bareCode(reason)] ?? bareCode(reason);
 
 export interface PolicyVerdicts {
   /** `core`, `core-29`, `knots`, in that order. */
@@ -117,8 +115,7 @@ function refused(reason: string, explanation?: string): Judged {
 /** The node's refusal; for the Core policies, a Knots name of one of Core's refusals is given as Core's. */
 function fromNode(node: StandardVerdict, asCore = true): Judged {
   if (node.reason === undefined) return UNKNOWN;
-  const code = node.reason.split(/,| \(/)[0]!.trim();
-  const core = asCore ? KNOTS_REASON_NAMES[code] : undefined;
+  const core = asCore ? KNOTS_REASON_NAMES[bareCode(node.reason)] : undefined;
   return core === undefined ? refused(node.reason, node.explanation) : refused(core);
 }
 
