@@ -459,10 +459,22 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       scope.assertOutside('transaction');
       const client = await pool.connect();
+      // The pool listens for a connection's errors only while it is idle: a checked-out connection that the server
+      // drops (a shutdown, a restart, a network cut) between two statements emits 'error' with nobody listening,
+      // which would end the process. Held here, and the connection is destroyed on release rather than reused.
+      let connectionError: Error | undefined;
+      const onConnectionError = (err: Error) => {
+        connectionError ??= err;
+      };
+      client.on('error', onConnectionError);
+      const release = (err?: Error) => {
+        client.removeListener('error', onConnectionError);
+        client.release(err ?? connectionError);
+      };
       try {
         await client.query('BEGIN');
       } catch (err) {
-        client.release(err as Error);
+        release(err as Error);
         throw err;
       }
       const state: TxState = { open: true };
@@ -487,16 +499,16 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
         // COMMIT of a transaction that an earlier statement aborted succeeds with
         // the command tag ROLLBACK; PGlite throws in that case, and so do we.
         if (commit.command === 'ROLLBACK') throw abortedError();
-        client.release();
+        release();
         return result;
       } catch (err) {
         try {
           await client.query('ROLLBACK');
-          client.release();
+          release();
         } catch (rollbackErr) {
           // The connection is unusable: destroy it rather than return it to the
           // pool. The caller gets the original error, which explains the failure.
-          client.release(rollbackErr as Error);
+          release(rollbackErr as Error);
         }
         throw err;
       }

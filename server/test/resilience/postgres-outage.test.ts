@@ -68,7 +68,8 @@ function exchange(baseUrl: string, label: string, method: 'GET' | 'POST', url: s
       res.on('end', () => resolve({ label, startedAt, ms: Date.now() - startedAt, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    // Which request failed, not only how: a bare "read ECONNRESET" names neither.
+    req.on('error', (error) => reject(new Error(`${label}: ${error.message}`, { cause: error })));
     req.end(payload);
   });
 }
