@@ -418,6 +418,37 @@ describe('faults injected by a bitcoind-shaped server', () => {
     }
   });
 
+  test('a kept connection the node closes as a request goes out on it: sent once more on a new one; a fresh one that fails is not', async () => {
+    // The node closes an idle kept-alive connection (-rpcservertimeout); a request written at that moment meets a reset
+    // before any answer. The fake resets the connection instead of answering, at the chosen request numbers.
+    let resetAt = new Set<number>();
+    const connectionsSeen = new Set<unknown>();
+    const fake = await fakeNode((request, res, req) => {
+      connectionsSeen.add(req.socket);
+      if (resetAt.has(fake.requests)) return req.socket.resetAndDestroy();
+      reply(res, request as JsonRpcRequest, fake.requests);
+    });
+    try {
+      const rpc = createRpcClient(fakeOptions(fake.url, { maxConcurrency: 1 }));
+      assert.equal(await rpc.call<number>('getblockcount'), 1);
+      resetAt = new Set([2]);
+      // Request 2 goes out on the kept connection and is reset: request 3, on a new connection, answers.
+      assert.equal(await rpc.call<number>('getblockcount'), 3);
+      assert.equal(connectionsSeen.size, 2, 'the second attempt used a new connection');
+      // Reset twice in a row (the second time on a new connection): not a stale connection, so the failure is reported.
+      resetAt = new Set([4, 5]);
+      await assert.rejects(rpc.call('getblockcount'), isTransportError('unreachable'));
+      assert.equal(fake.requests, 5, 'one call, sent at most twice');
+      // A reset on a connection's first request is the node failing, not a stale connection: no second attempt.
+      const fresh = createRpcClient(fakeOptions(fake.url, { maxConcurrency: 1 }));
+      resetAt = new Set([6]);
+      await assert.rejects(fresh.call('getblockcount'), isTransportError('unreachable'));
+      assert.equal(fake.requests, 6);
+    } finally {
+      await fake.close();
+    }
+  });
+
   test('never more than maxConcurrency requests in flight, wallet clients included', async () => {
     const limit = 3;
     let inFlight = 0;

@@ -15,6 +15,12 @@ import { encodeJsonRpcBody } from './json-rpc-body.ts';
  * - RPC_IN_WARMUP (-28) is likewise "not executed yet", so it is retried.
  * - Every other failure is surfaced as a typed error carrying the node's code
  *   and message verbatim: the node's reject reason must reach the user.
+ * - Connections are kept alive, and the node closes one it finds idle
+ *   (-rpcservertimeout, 30 s by default). The client lets its own idle ones go
+ *   sooner; and a request written on a kept connection that the node closed
+ *   at that very moment, before answering a byte, is sent once more on a new
+ *   connection: the node drops only a connection with no request under way,
+ *   so the first one was never executed.
  */
 
 export type RpcAuth =
@@ -96,12 +102,20 @@ interface JsonRpcReply {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How long an unused kept-alive connection stays open: well below the node's
+ * own idle close (-rpcservertimeout, 30 s by default), so the client is
+ * usually the one to close it. The agent applies it to idle sockets only: a
+ * call that takes longer is bounded by timeoutMs, not by this.
+ */
+const IDLE_SOCKET_MS = 15_000;
+
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const shared: Shared = {
     semaphore: new Semaphore(options.maxConcurrency),
     authHeader: undefined,
-    // Kept-alive connections, one per request in flight at most.
-    agent: new (options.url.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: options.maxConcurrency }),
+    // Kept-alive connections, one per request in flight at most, closed after IDLE_SOCKET_MS unused.
+    agent: new (options.url.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: options.maxConcurrency, timeout: IDLE_SOCKET_MS }),
   };
   return makeClient(options, options.url.replace(/\/+$/, ''), shared);
 }
@@ -130,6 +144,7 @@ function makeClient(
 
   /** One HTTP exchange. Returns the parsed body, or throws a transport error. */
   async function post(label: string, body: string | Buffer): Promise<unknown> {
+    let resentOnNewConnection = false;
     for (let attempt = 0; ; attempt++) {
       let status: number;
       let text: string;
@@ -146,6 +161,10 @@ function makeClient(
         } catch (error) {
           if (error instanceof DeadlineError) {
             throw new RpcTransportError(label, 'timeout', `The Bitcoin node did not answer ${label} within ${options.timeoutMs} ms`);
+          }
+          if (error instanceof ClosedWhileIdleError && !resentOnNewConnection) {
+            resentOnNewConnection = true;
+            continue;
           }
           throw new RpcTransportError(label, 'unreachable', `The Bitcoin node is unreachable (${describeCause(error as Error)})`);
         }
@@ -237,12 +256,20 @@ interface Shared {
 class DeadlineError extends Error {}
 
 /**
+ * A kept-alive connection was closed by the node as the request went out on
+ * it, before any byte of an answer: the node closes only connections with no
+ * request under way, so the request was not executed.
+ */
+class ClosedWhileIdleError extends Error {}
+
+/**
  * POST over node:http rather than fetch: fetch copies a request body twice
  * more and costs more per call, and transactions can be megabytes of hex.
  * The deadline covers connecting, sending and the whole answer.
  */
 function httpPost(url: string, authorization: string, body: string | Buffer, timeoutMs: number, agent: http.Agent): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const target = new URL(url);
     const request = (target.protocol === 'https:' ? https : http).request(
       target,
@@ -252,6 +279,7 @@ function httpPost(url: string, authorization: string, body: string | Buffer, tim
         headers: { 'content-type': 'application/json', authorization, 'content-length': Buffer.byteLength(body) },
       },
       (response) => {
+        answered = true;
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
@@ -265,9 +293,11 @@ function httpPost(url: string, authorization: string, body: string | Buffer, tim
       },
     );
     const timer = setTimeout(() => request.destroy(new DeadlineError('deadline')), timeoutMs);
-    request.on('error', (error) => {
+    request.on('error', (error: Error & { code?: string }) => {
       clearTimeout(timer);
-      reject(error);
+      // Node's documented test for this race: reusedSocket, and a reset before the response (no 'response' event yet).
+      const closedWhileIdle = request.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      reject(closedWhileIdle ? new ClosedWhileIdleError(error.message, { cause: error }) : error);
     });
     request.end(body);
   });
