@@ -67,6 +67,21 @@ describe('verdicts per policy', () => {
     assert.deepEqual(byPolicy(policyVerdicts({ tx, priced: undefined, node: { verdict: 'unknown' }, spentInPackage: new Set() })), { core: null, 'core-29': null, knots: null });
   });
 
+  test('the fee is judged by the size public nodes measure (20 bytes per sigop), not by the pool node\'s -bytespersigop', () => {
+    // A bare 1-of-3 multisig output counts 20 legacy sigops (cost 80): at Core's 20 bytes per sigop the transaction
+    // measures 80 × 20 / 4 = 400 vB, above its 167 vB of weight. Core 30's floor, 0.1 sat/vB, asks 40 sats of that.
+    // A pool node at -bytespersigop=1000 prices it at 20,000 vB, where 40 sats is far below the floor.
+    const multisig = `5121${'02' + '11'.repeat(32)}21${'03' + '22'.repeat(32)}21${'02' + '33'.repeat(32)}53ae`;
+    const { tx } = txWith([{ value: 10_000, scriptPubKey: multisig }]);
+    const judged = (fee: number) => {
+      const priced: PricedTx = { tx, vsize: 20_000, fee, missingInputs: [], mempoolAncestors: [], spent: [{ value: 10_000 + fee, script: P2WSH_OP_TRUE }], givenParents: [] };
+      const core = policyVerdicts({ tx, priced, node: { verdict: 'standard' }, spentInPackage: new Set() }).policies[0]!;
+      return [core.relays, core.reason];
+    };
+    assert.deepEqual(judged(40), [true, undefined]);
+    assert.deepEqual(judged(39), [false, 'min relay fee not met'], 'the floor applies, to the public size');
+  });
+
   test('each policy carries its share of the network only when the operator configured it', () => {
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
     const verdicts = policyVerdicts({ tx, priced, node: { verdict: 'standard' }, spentInPackage: new Set() }, { core: 80, knots: 8 });

@@ -1,4 +1,6 @@
+import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import { rejectReasonEntry } from '../../bitcoin/reject-reasons.ts';
+import { transactionSigOpCost } from '../../bitcoin/sigops.ts';
 import { CORE, CORE_29, type PolicyFamily } from '../../bitcoin/standardness/policy-families.ts';
 import { checkStandardRules, type RuleVerdict } from '../../bitcoin/standardness/standard-rules.ts';
 import type { DecodedTx } from '../../bitcoin/tx-codec.ts';
@@ -87,8 +89,17 @@ export interface PolicyInput {
   budget?: VouchBudget;
 }
 
+/**
+ * The virtual size public nodes judge the fee by: sigop-adjusted with Core's
+ * default -bytespersigop (20), whatever the pool's node is set to
+ * (BITCOIN_BYTES_PER_SIGOP prices submissions, not the network's relay).
+ */
+function publicVsize(tx: DecodedTx, spent: PricedTx['spent']): number {
+  return sigopAdjustedVsize(tx.weight, transactionSigOpCost(tx, spent.map((s) => s?.script)), DEFAULT_BYTES_PER_SIGOP);
+}
+
 export function policyVerdicts(input: PolicyInput, shares: PolicyShares = {}): PolicyVerdicts {
-  const rulesInput = input.priced && { tx: input.tx, spent: input.priced.spent, fee: input.priced.fee, vsize: input.priced.vsize, spentInPackage: input.spentInPackage };
+  const rulesInput = input.priced && { tx: input.tx, spent: input.priced.spent, fee: input.priced.fee, vsize: publicVsize(input.tx, input.priced.spent), spentInPackage: input.spentInPackage };
   const rules29: RuleVerdict = rulesInput ? checkStandardRules(rulesInput, CORE_29) : { relays: 'unknown', missing: 'prevouts' };
   const rulesCore: RuleVerdict = rulesInput ? checkStandardRules(rulesInput, CORE) : { relays: 'unknown', missing: 'prevouts' };
   const core = coreVerdict(input, rulesCore);
