@@ -271,6 +271,30 @@ describe('standard-policy oracle', () => {
     assert.deepEqual(await verdictOf([child.hex]), { verdict: 'standard' });
   });
 
+  test('a child of a portal transaction recorded as refused under Core 30 is refused with it, for Core 30 only; a parent below the floor is left to the node', async () => {
+    // The Core 29 node takes what only Core 30 refuses (BIP54: over 2,500 legacy sigops), so such a parent is
+    // standard to it; the portal's recorded Core 30 verdict on the parent is what says so.
+    const parent = await pool.buildTx({ feeRate: 5 });
+    await poolTakes(parent.hex);
+    await t.records.idle();
+    const parentTxid = decodeTxHex(parent.hex).txid;
+    const child = await pool.buildChild({ parentHex: parent.hex, vout: 0, feeRate: 5 });
+    const policiesOf = async () => {
+      await synced();
+      const item = (await service.parse([child.hex], undefined)).transactions[0]!;
+      return { standard: item.standard, policies: Object.fromEntries((item.policies ?? []).map((p) => [p.policy, p.relays])) };
+    };
+    assert.deepEqual((await policiesOf()).policies, { core: true, 'core-29': true, knots: true });
+    await db.query(`UPDATE tx_submissions SET standard_verdict = 'non-standard', standard_reason = 'bad-txns-nonstandard-inputs' WHERE txid = $1`, [parentTxid]);
+    const refused = await policiesOf();
+    assert.deepEqual(refused.policies, { core: false, 'core-29': true, knots: true });
+    assert.equal(refused.standard?.reason, 'bad-txns-nonstandard-inputs');
+    assert.match(refused.standard?.explanation ?? '', new RegExp(`ancestor ${parentTxid} is refused`));
+    // Below the relay floor, a parent may still travel with a child that pays for it: that is the node's to judge.
+    await db.query(`UPDATE tx_submissions SET standard_reason = 'min relay fee not met' WHERE txid = $1`, [parentTxid]);
+    assert.deepEqual((await policiesOf()).policies, { core: true, 'core-29': true, knots: true });
+  });
+
   test('a chain listed child first is judged parents first: every member standard', async () => {
     const a = await pool.buildTx({ feeRate: 5 });
     const b = await pool.buildChild({ parentHex: a.hex, vout: 0, feeRate: 5 });

@@ -122,6 +122,21 @@ describe('the rules module overrides the node only where Core 30 relaxed a rule'
   });
 });
 
+describe('a portal ancestor in the pool\'s mempool that Core 30 refuses', () => {
+  test('its child is refused with it for Core 30, whatever the Core 29 node said; Core 29\'s verdict is the node\'s', () => {
+    const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);
+    const parent = 'ab'.repeat(32);
+    const nodes = { node: new Map([[tx, { verdict: 'standard' as const }]]), knots: undefined, tipHeight: 100 };
+    const judged = (ancestorRefusals?: Map<typeof tx, { txid: string; reason: string }>) => combinePolicies([{ tx, priced }], { ...nodes, ...(ancestorRefusals ? { ancestorRefusals } : {}) }).get(tx)!;
+    assert.deepEqual(byPolicy(judged()), { core: true, 'core-29': true, knots: null });
+    const refused = judged(new Map([[tx, { txid: parent, reason: 'bad-txns-nonstandard-inputs' }]]));
+    assert.deepEqual(byPolicy(refused), { core: false, 'core-29': true, knots: null });
+    assert.equal(refused.policies[0]!.reason, 'bad-txns-nonstandard-inputs');
+    assert.match(refused.policies[0]!.explanation ?? '', new RegExp(`^Its unconfirmed ancestor ${parent} is refused: \\w`));
+    assert.equal(refused.standard.verdict, 'non-standard');
+  });
+});
+
 /** A version 2 transaction spending `n` P2TR outputs by key path, validly signed (BIP340 over BIP341's digest), with a 100-byte OP_RETURN. */
 function keyPathSpend(n: number, locktime: number) {
   const secret = new Uint8Array(32).fill(7);

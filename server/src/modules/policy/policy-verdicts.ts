@@ -8,7 +8,7 @@ import type { PricedTx } from '../submission/prevouts.ts';
 import type { PolicyOracle } from './policy-oracle.ts';
 import { newVouchBudget, scriptsVouched, type VouchBudget } from './scripts-vouched.ts';
 import type { PolicyVerdict, StandardVerdict } from './policy.schemas.ts';
-import { ANCESTOR_REFUSED, ancestorRefusal, judgeStandard, type HexTx, type StandardJudgeDeps } from './standard-verdict.ts';
+import { ANCESTOR_REFUSED, ancestorRefusal, judgeStandard, portalAncestorsOutside, type HexTx, type MempoolAncestors, type SharedPoolReads, type StandardJudgeDeps } from './standard-verdict.ts';
 
 /**
  * Whether the public network would relay a transaction, per relay policy
@@ -188,20 +188,48 @@ export interface NodeVerdicts {
   node: Map<DecodedTx, StandardVerdict>;
   knots: Map<DecodedTx, StandardVerdict> | undefined;
   tipHeight: number | undefined;
+  /**
+   * For a transaction with an ancestor in the pool's mempool that the portal
+   * recorded as refused under Core 30: that ancestor and its reason code. The
+   * Core 29 node takes what only Core 30 refuses (BIP54's 2,500 legacy
+   * sigops), so its verdict on the child cannot tell.
+   */
+  ancestorRefusals?: Map<DecodedTx, { txid: string; reason: string }>;
 }
+
+/**
+ * Reasons a child may overcome by paying for its parent or spending its dust
+ * (package relay): the policy node judges those with the child.
+ */
+const PACKAGE_RESCUABLE = /^(min relay fee not met|mempool min fee not met|dust)/;
 
 /** Both policy nodes asked at once, with one read of the pool node's tip. */
 export async function askPolicyNodes(deps: PolicyNodes, items: HexTx[]): Promise<NodeVerdicts> {
   const tip = deps.policy && items.length > 0 ? deps.rpc.call<number>('getblockcount') : undefined;
   // Judged by the oracles, or not asked at all: a failure here is the verdicts' "unknown", never the request's.
   tip?.catch(() => {});
-  const shared = { tip };
+  const shared: SharedPoolReads = { tip };
   const [node, knots] = await Promise.all([judgeStandard(deps, items, shared), deps.knotsPolicy ? judgeStandard({ ...deps, policy: deps.knotsPolicy }, items, shared) : undefined]);
-  return { node, knots, tipHeight: tip ? await tip.catch(() => undefined) : undefined };
+  return { node, knots, tipHeight: tip ? await tip.catch(() => undefined) : undefined, ancestorRefusals: await refusedPortalAncestors(deps, items, shared.ancestors) };
+}
+
+/** Each transaction's first portal ancestor in the pool's mempool recorded as refused under Core 30 (NodeVerdicts.ancestorRefusals); none when it cannot be read. */
+async function refusedPortalAncestors(deps: PolicyNodes, items: HexTx[], read: Promise<MempoolAncestors> | undefined): Promise<Map<DecodedTx, { txid: string; reason: string }>> {
+  const result = new Map<DecodedTx, { txid: string; reason: string }>();
+  const mempool = await read?.catch(() => undefined);
+  if (!mempool || !deps.recordedRefusals) return result;
+  const ancestors = new Map(items.map((i) => [i.tx, portalAncestorsOutside(i.tx, items, mempool)]));
+  const all = [...new Set([...ancestors.values()].flat())];
+  const refusals = all.length === 0 ? new Map<string, string>() : await deps.recordedRefusals(all).catch(() => new Map<string, string>());
+  for (const [tx, ids] of ancestors) {
+    const txid = ids.find((id) => refusals.has(id) && !PACKAGE_RESCUABLE.test(refusals.get(id)!));
+    if (txid !== undefined) result.set(tx, { txid, reason: refusals.get(txid)! });
+  }
+  return result;
 }
 
 /** The policy verdicts from the node's and each transaction's price (parse-tx asks the node beside the pricing). */
-export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, { node, knots, tipHeight }: NodeVerdicts, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
+export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>, { node, knots, tipHeight, ancestorRefusals }: NodeVerdicts, shares?: PolicyShares): Map<DecodedTx, PolicyVerdicts> {
   // Which outputs of each transaction the list's other transactions spend.
   const spentByList = new Map<string, Set<number>>();
   for (const { tx } of items) for (const input of tx.inputs) spentByList.set(input.txid, (spentByList.get(input.txid) ?? new Set()).add(input.vout));
@@ -223,13 +251,16 @@ export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: Pr
     if (done) return done;
     const verdicts = own.get(tx)!;
     const core = verdicts.policies[0]!;
+    const withShare = (judged: Judged): PolicyVerdict => ({ ...judged, policy: 'core', ...(core.network_share === undefined ? {} : { network_share: core.network_share }) });
     let settledCore = core;
+    const mempoolRefusal = ancestorRefusals?.get(tx);
+    if (mempoolRefusal && core.relays !== false) settledCore = withShare(refused(mempoolRefusal.reason, ancestorRefusal(mempoolRefusal.txid, rejectReasonEntry(mempoolRefusal.reason)?.plain ?? mempoolRefusal.reason)));
     for (const input of tx.inputs) {
       const parent = byTxid.get(input.txid);
       if (!parent || parent === tx || path.has(parent) || settledCore.relays === false) continue;
       const parentCore = settle(parent, new Set([...path, tx])).policies[0]!;
-      if (parentCore.relays === false) settledCore = { ...refused(parentCore.reason ?? '', ancestorRefusal(parent.txid, parentCore.explanation ?? parentCore.reason ?? '')), policy: 'core', ...(core.network_share === undefined ? {} : { network_share: core.network_share }) };
-      else if (parentCore.relays === null && settledCore.relays === true) settledCore = { ...UNKNOWN, policy: 'core', ...(core.network_share === undefined ? {} : { network_share: core.network_share }) };
+      if (parentCore.relays === false) settledCore = withShare(refused(parentCore.reason ?? '', ancestorRefusal(parent.txid, parentCore.explanation ?? parentCore.reason ?? '')));
+      else if (parentCore.relays === null && settledCore.relays === true) settledCore = withShare(UNKNOWN);
     }
     const result = settledCore === core ? verdicts : { policies: [settledCore, ...verdicts.policies.slice(1)], standard: toStandard(settledCore) };
     settled.set(tx, result);

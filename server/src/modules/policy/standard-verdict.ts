@@ -56,6 +56,8 @@ export interface StandardJudgeDeps {
   /** The pool node: its tip and its mempool (the portal's own ancestors). */
   rpc: RpcClient;
   portalTxids: PortalTxids;
+  /** Of the portal's transactions, those whose recorded Core 30 verdict is a refusal, with its reason code (standard-verdicts.repository.ts). */
+  recordedRefusals?: ((txids: readonly string[]) => Promise<Map<string, string>>) | undefined;
 }
 
 /** A decoded transaction and its hex, as submitted. */
@@ -153,7 +155,13 @@ function packageFor(tx: DecodedTx, list: HexTx[], mempool: MempoolAncestors): Pa
   return [...fromMempool, ...fromList, { txid: tx.txid, hex: list.find((t) => t.tx === tx)!.hex }];
 }
 
-interface MempoolAncestors {
+/** Of `tx`'s ancestors in the pool's mempool, those the portal recorded (its own, as judgeStandard read them), not through `list`'s members. */
+export function portalAncestorsOutside(tx: DecodedTx, list: readonly HexTx[], mempool: MempoolAncestors): string[] {
+  const listed = new Set(list.map((t) => t.tx.txid));
+  return [...new Set(tx.inputs.filter((i) => !listed.has(i.txid)).flatMap((i) => mempool.ancestorsOf.get(i.txid) ?? []))];
+}
+
+export interface MempoolAncestors {
   /** A parent's txid → it and its ancestors the portal recorded, all in the pool's mempool. */
   ancestorsOf: Map<string, string[]>;
   entries: Map<string, { hex: string; depth: number }>;

@@ -28,3 +28,19 @@ export async function recordPackageStandardness(db: Queryable, packageHash: stri
   await db.query('UPDATE package_submissions SET standard_verdict = $2, standard_reason = $3, relay_policies = $4 WHERE package_hash = $1', [packageHash, v.verdict, v.verdict === 'non-standard' ? (v.reasonCode ?? 'other') : null, v.relayPolicies]);
 }
 
+
+/**
+ * Of these txids, the portal's single submissions public nodes refuse under
+ * Core 30 (their recorded `core` verdict), with the reject code: a child of
+ * one is refused with it, as nodes that never took the parent cannot take
+ * the child. Packages keep one verdict for all their members, so their
+ * members are not among them.
+ */
+export async function recordedCoreRefusals(db: Queryable, txids: readonly string[]): Promise<Map<string, string>> {
+  if (txids.length === 0) return new Map();
+  const { rows } = await db.query<{ txid: string; reason: string }>(
+    `SELECT txid, standard_reason AS reason FROM tx_submissions WHERE txid = ANY($1::text[]) AND standard_verdict = 'non-standard' AND standard_reason IS NOT NULL`,
+    [[...new Set(txids)]],
+  );
+  return new Map(rows.map((r) => [r.txid, r.reason]));
+}

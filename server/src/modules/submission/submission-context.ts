@@ -12,6 +12,7 @@ import type { PolicyShares } from '../policy/policy-verdicts.ts';
 import type { PortalSettings, SettingsStore } from '../settings/settings.store.ts';
 import { isRetryableFailure } from './failure-policy.ts';
 import { recordedTxids, type PortalTxids } from './portal-records.repository.ts';
+import { recordedCoreRefusals } from './standard-verdicts.repository.ts';
 import type { PricedTx, PricingOptions } from './prevouts.ts';
 import { offerParents, offeredBy, type OfferedParent } from './offered-parents.repository.ts';
 import type { PublicMempool } from './public-mempool.ts';
@@ -82,6 +83,8 @@ export interface SubmissionContext extends SubmissionDeps {
   failureStorage: FailureStorageBound;
   /** Which of these txids the portal recorded. */
   portalTxids: PortalTxids;
+  /** Which of these the portal recorded as refused by Core 30's nodes, with the reason code (policy-verdicts.ts ancestorRefusals). */
+  recordedRefusals: (txids: readonly string[]) => Promise<Map<string, string>>;
   pricing: PricingOptions;
   conflicts: PrivateConflicts;
 }
@@ -105,7 +108,8 @@ export function createSubmissionContext(deps: SubmissionDeps): SubmissionContext
     outside: { publicTxids: (txids) => (publicMempool ? publicMempool.holds(txids) : Promise.resolve(new Set())), givenHexes: () => Promise.resolve(new Map()) },
   };
   const conflicts = createPrivateConflicts({ rpc, portalTxids });
-  return { ...deps, portalTxids, pricing, conflicts, failureStorage: deps.failureStorage ?? DEFAULT_FAILURE_STORAGE };
+  const recordedRefusals = (txids: readonly string[]) => recordedCoreRefusals(db, txids);
+  return { ...deps, portalTxids, recordedRefusals, pricing, conflicts, failureStorage: deps.failureStorage ?? DEFAULT_FAILURE_STORAGE };
 }
 
 /**
