@@ -122,6 +122,34 @@ describe('the rules module overrides the node only where Core 30 relaxed a rule'
   });
 });
 
+describe('a parent below the floor with one child that pays for both (Core 31 package relay)', () => {
+  /** A child spending `parent`'s first output, paying `fee`. */
+  function childOf(parent: ReturnType<typeof txWith>, fee: number) {
+    const value = parent.tx.outputs[0]!.value;
+    const tx = decodeTxHex(encodeTxHex({ version: 2, locktime: 0, inputs: [{ txid: parent.tx.txid, vout: 0, scriptSig: '', sequence: 0xffff_fffd, witness: ['51'] }], outputs: [{ value: value - fee, scriptPubKey: P2WSH_OP_TRUE }] }));
+    const priced: PricedTx = { tx, vsize: tx.vsize, fee, missingInputs: [], mempoolAncestors: [], spent: [{ value, script: P2WSH_OP_TRUE }], givenParents: [] };
+    return { tx, priced };
+  }
+  const judge = (pair: Array<ReturnType<typeof txWith>>) => combinePolicies(pair, { node: new Map(pair.map((p) => [p.tx, { verdict: 'standard' as const }])), knots: undefined, tipHeight: 100 });
+
+  test('Core 30 refuses a 0-fee parent and its child; the verdict says Core 31 relays the pair, and only when the child pays the floor for both', () => {
+    const parent = txWith([{ value: 20_000, scriptPubKey: P2WSH_OP_TRUE }]);
+    assert.equal(parent.priced.fee, 0);
+    const paying = childOf(parent, 100);
+    const verdicts = judge([parent, paying]);
+    const [p, c] = [verdicts.get(parent.tx)!.policies[0]!, verdicts.get(paying.tx)!.policies[0]!];
+    assert.deepEqual([p.relays, p.reason, c.relays], [false, 'min relay fee not met', false]);
+    assert.match(p.explanation ?? '', new RegExp(`Core 31 and later relay it with its child ${paying.tx.txid}`));
+    assert.match(c.explanation ?? '', new RegExp(`ancestor ${parent.tx.txid} is refused: .*Core 31 and later relay it`));
+    // A child paying 1 sat for both is below the floor as a pair too: nothing for Core 31 to relay.
+    const poor = childOf(parent, 1);
+    assert.doesNotMatch(judge([parent, poor]).get(parent.tx)!.policies[0]!.explanation ?? '', /Core 31/);
+    // Two children: not one parent and one child.
+    const second = childOf(parent, 150);
+    assert.doesNotMatch(judge([parent, paying, second]).get(parent.tx)!.policies[0]!.explanation ?? '', /Core 31/);
+  });
+});
+
 describe('a portal ancestor in the pool\'s mempool that Core 30 refuses', () => {
   test('its child is refused with it for Core 30, whatever the Core 29 node said; Core 29\'s verdict is the node\'s', () => {
     const { tx, priced } = txWith([{ value: 10_000, scriptPubKey: P2WSH_OP_TRUE }]);

@@ -163,6 +163,36 @@ function coreVerdict(input: PolicyInput, rules: RuleVerdict): Judged {
   return input.priced && scriptsVouched(input.tx, input.priced.spent, input.tipHeight, input.budget ?? newVouchBudget()) ? { relays: true } : UNKNOWN;
 }
 
+/** What Core 31 does with a parent below the floor that Core 30 refuses, when its one child pays for both. */
+export const core31Relays = (childTxid: string) => `Bitcoin Core 31 and later relay it with its child ${childTxid}, which pays for both, as a one-parent-one-child package.`;
+
+/**
+ * Parents in the list below Core 30's relay floor that Core 31 relays with
+ * their child: a non-TRUC one-parent-one-child package (neither has any
+ * other unconfirmed parent) whose two transactions together pay the floor
+ * (cluster mempool's package relay; Core 30 takes a parent below it only
+ * when it is TRUC).
+ */
+function core31Pairs(items: ReadonlyArray<{ tx: DecodedTx; priced: PricedTx | undefined }>): Map<DecodedTx, DecodedTx> {
+  const pairs = new Map<DecodedTx, DecodedTx>();
+  const byTxid = new Map(items.map((i) => [i.tx.txid, i]));
+  const listParents = (i: { tx: DecodedTx }) => new Set(i.tx.inputs.map((input) => input.txid).filter((id) => byTxid.has(id) && id !== i.tx.txid));
+  // Unconfirmed parents: in the list, and (unknown prices count as some) in the pool's mempool.
+  const unconfirmed = (i: { tx: DecodedTx; priced: PricedTx | undefined }) => listParents(i).size + (i.priced ? i.priced.mempoolAncestors.length : 1);
+  const childrenOf = new Map<string, Array<{ tx: DecodedTx; priced: PricedTx | undefined }>>();
+  for (const item of items) for (const id of listParents(item)) childrenOf.set(id, [...(childrenOf.get(id) ?? []), item]);
+  for (const parent of items) {
+    const children = childrenOf.get(parent.tx.txid) ?? [];
+    const child = children[0];
+    if (children.length !== 1 || !child || parent.tx.version === 3 || child.tx.version === 3) continue;
+    if (unconfirmed(parent) !== 0 || unconfirmed(child) !== 1) continue;
+    if (parent.priced?.fee === undefined || child.priced?.fee === undefined) continue;
+    const size = publicVsize(parent.tx, parent.priced.spent) + publicVsize(child.tx, child.priced.spent);
+    if ((parent.priced.fee + child.priced.fee) * 1_000 >= CORE.minRelayFeePerKvB * size) pairs.set(parent.tx, child.tx);
+  }
+  return pairs;
+}
+
 /** Core 29's refusals that Core 30 dropped: an OP_RETURN over 83 bytes (Core 29 says scriptpubkey), more than one. */
 const RELAXED_IN_CORE_30 = new Set(['scriptpubkey', 'multi-op-return', 'datacarrier']);
 
@@ -244,6 +274,7 @@ export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: Pr
     budget,
   }, shares)]));
   const byTxid = new Map(items.map((i) => [i.tx.txid, i.tx]));
+  const pairedChild = core31Pairs(items);
   const settled = new Map<DecodedTx, PolicyVerdicts>();
   // Core 30's verdict on a transaction holds only with its parents in the list: nodes refuse a child whose parent they refuse.
   const settle = (tx: DecodedTx, path: Set<DecodedTx>): PolicyVerdicts => {
@@ -253,6 +284,10 @@ export function combinePolicies(items: ReadonlyArray<{ tx: DecodedTx; priced: Pr
     const core = verdicts.policies[0]!;
     const withShare = (judged: Judged): PolicyVerdict => ({ ...judged, policy: 'core', ...(core.network_share === undefined ? {} : { network_share: core.network_share }) });
     let settledCore = core;
+    const child = pairedChild.get(tx);
+    if (child && core.relays === false && core.reason !== undefined && bareCode(core.reason) === 'min relay fee not met') {
+      settledCore = withShare(refused(core.reason, `${core.explanation ?? core.reason} ${core31Relays(child.txid)}`));
+    }
     const mempoolRefusal = ancestorRefusals?.get(tx);
     if (mempoolRefusal && core.relays !== false) settledCore = withShare(refused(mempoolRefusal.reason, ancestorRefusal(mempoolRefusal.txid, rejectReasonEntry(mempoolRefusal.reason)?.plain ?? mempoolRefusal.reason)));
     for (const input of tx.inputs) {
