@@ -1,12 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, type LaunchedNode } from '../dev/bitcoin/node-launcher.ts';
-import { launchPolicyNode, poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
+import { freePort } from '../dev/bitcoin/node-launcher.ts';
+import { poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
+import { startTestPolicyNode, type TestPolicyNode } from './helpers/policy-node.ts';
 import { decodeTxHex } from '../src/bitcoin/tx-codec.ts';
-import { createRpcClient, type RpcClient } from '../src/bitcoin/rpc-client.ts';
+import { type RpcClient } from '../src/bitcoin/rpc-client.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import type { ApiError } from '../src/http/errors.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
@@ -14,7 +12,7 @@ import { offerParents, offeredBy, OFFERED_BYTES_PER_ADDRESS, OFFERED_PARENTS_PER
 import { createRpcPublicMempool } from '../src/modules/submission/public-mempool.ts';
 import { createSubmissionService, FEE_TOO_LOW_MESSAGE, MISSING_INPUTS_MESSAGE } from '../src/modules/submission/submission.service.ts';
 import { recording } from './helpers/call-trace.ts';
-import { KNOTS_CACHE_DIR, startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
+import { startTestNode, type BuiltTx, type TestNode } from './helpers/regtest.ts';
 import { get, quietLog, startTestApp, type TestApp } from './helpers/test-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
 import { until } from './helpers/until.ts';
@@ -51,23 +49,20 @@ interface StatusBody {
 }
 
 let pool: TestNode;
-let publicNode: LaunchedNode;
-let publicDir: string;
+let publicNode: TestPolicyNode;
 let publicRpc: RpcClient;
 
 before(async () => {
   const p2pPort = await freePort();
   pool = await startTestNode({ extraArgs: poolNodeP2pArgs(p2pPort) });
   await pool.ensureUtxos(40);
-  publicDir = await mkdtemp(join(tmpdir(), 'public-mempool-'));
   // Follows the pool node's chain and takes none of its transactions (-blocksonly): what it holds, it was given in public.
-  publicNode = await launchPolicyNode({ datadir: publicDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
-  publicRpc = createRpcClient({ url: publicNode.rpcUrl, auth: { kind: 'cookie', cookieFile: publicNode.cookieFile }, timeoutMs: 30_000, maxConcurrency: 4 });
+  publicNode = await startTestPolicyNode(p2pPort);
+  publicRpc = publicNode.rpc;
 });
 
 after(async () => {
   await publicNode?.stop();
-  if (publicDir) await rm(publicDir, { recursive: true, force: true });
   await pool?.stop();
 });
 

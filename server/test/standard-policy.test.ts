@@ -1,21 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, type LaunchedNode } from '../dev/bitcoin/node-launcher.ts';
-import { launchPolicyNode, poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
+import { freePort } from '../dev/bitcoin/node-launcher.ts';
+import { poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
+import { startTestPolicyNode, type TestPolicyNode } from './helpers/policy-node.ts';
 import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { rejectReasonEntry } from '../src/bitcoin/reject-reasons.ts';
 import { DEFAULT_BYTES_PER_SIGOP } from '@slipstream/mempool-engine/bitcoin/virtual-size';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { connectPolicyOracle, type PolicyOracle } from '../src/modules/policy/policy-oracle.ts';
+import { type PolicyOracle } from '../src/modules/policy/policy-oracle.ts';
 import type { StandardVerdict } from '../src/modules/policy/policy.schemas.ts';
 import { createEngineMarketSource } from '../src/modules/pricing/market-rate.ts';
 import { createSubmissionService, type SubmissionService } from '../src/modules/submission/submission.service.ts';
-import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from './helpers/regtest.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { startStaffTestApp, type StaffTestApp } from './helpers/staff-app.ts';
 import { post, quietLog } from './helpers/test-app.ts';
 import { testDatabases, type TestDatabase } from './helpers/test-db.ts';
@@ -35,10 +33,8 @@ interface MempoolAccept {
 
 describe('standard-policy oracle', () => {
   let pool: TestNode;
-  let policy: LaunchedNode;
-  let policyDir: string;
-  let knots: LaunchedNode;
-  let knotsDir: string;
+  let policy: TestPolicyNode;
+  let knots: TestPolicyNode;
   let knotsOracle: PolicyOracle;
   let db: TestDatabase;
   let t: StaffTestApp;
@@ -51,13 +47,11 @@ describe('standard-policy oracle', () => {
       // The pool's own policy: wider than Core's, as a pool taking direct submissions runs.
       extraArgs: [...poolNodeP2pArgs(p2pPort), '-datacarriersize=100000', '-permitbaremultisig=1', '-dustrelayfee=0', '-limitancestorcount=100', '-limitdescendantcount=100'],
     });
-    policyDir = await mkdtemp(join(tmpdir(), 'policy-'));
-    policy = await launchPolicyNode({ datadir: policyDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
-    oracle = connectPolicyOracle({ url: policy.rpcUrl, auth: { kind: 'cookie', cookieFile: policy.cookieFile } });
+    policy = await startTestPolicyNode(p2pPort);
+    oracle = policy.oracle;
     // Beside it, a follower with Knots' own defaults: the 'knots' verdict.
-    knotsDir = await mkdtemp(join(tmpdir(), 'knots-policy-'));
-    knots = await launchPolicyNode({ datadir: knotsDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {}, policy: 'knots' });
-    knotsOracle = connectPolicyOracle({ url: knots.rpcUrl, auth: { kind: 'cookie', cookieFile: knots.cookieFile } });
+    knots = await startTestPolicyNode(p2pPort, { policy: 'knots' });
+    knotsOracle = knots.oracle;
     // Postgres when TEST_DATABASE_URL is set, PGlite otherwise: the verdict columns are checked on both.
     db = await testDatabases().at(-1)!.open();
     t = await startStaffTestApp(db, pool, { policy: oracle });
@@ -69,8 +63,6 @@ describe('standard-policy oracle', () => {
     await db?.close();
     await policy?.stop();
     await knots?.stop();
-    await rm(policyDir, { recursive: true, force: true });
-    await rm(knotsDir, { recursive: true, force: true });
     await pool?.stop();
   });
 

@@ -1,23 +1,21 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { btcToSats } from '@slipstream/mempool-engine/bitcoin/amounts';
 import { DEFAULT_BYTES_PER_SIGOP, sigopAdjustedVsize } from '@slipstream/mempool-engine/bitcoin/virtual-size';
-import { freePort, type LaunchedNode } from '../dev/bitcoin/node-launcher.ts';
-import { launchPolicyNode, poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
+import { freePort } from '../dev/bitcoin/node-launcher.ts';
+import { poolNodeP2pArgs } from '../dev/bitcoin/policy-node.ts';
+import { startTestPolicyNode, type TestPolicyNode } from './helpers/policy-node.ts';
 import { compactSizeLength, writeCompactSize } from '../src/bitcoin/compact-size.ts';
-import { createRpcClient, type RpcClient } from '../src/bitcoin/rpc-client.ts';
+import { type RpcClient } from '../src/bitcoin/rpc-client.ts';
 import { transactionSigOpCost } from '../src/bitcoin/sigops.ts';
 import { KNOTS_REASON_NAMES } from '../src/modules/policy/policy-verdicts.ts';
 import { CORE_29, type RuleParameters } from '../src/bitcoin/standardness/policy-families.ts';
 import { checkStandardRules, feeAt, RULE_SOURCES, type RuleVerdict } from '../src/bitcoin/standardness/standard-rules.ts';
 import { decodeTxHex, encodeTxHex } from '../src/bitcoin/tx-codec.ts';
 import { OP_TRUE_P2WSH } from './helpers/keyless-spends.ts';
-import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from './helpers/regtest.ts';
+import { startTestNode, type TestNode } from './helpers/regtest.ts';
 import { until } from './helpers/until.ts';
 
 /**
@@ -576,21 +574,18 @@ function vsizeOf(tx: ReturnType<typeof decodeTxHex>, prevoutScripts: string[]): 
 // ---------------------------------------------------------------- the nodes
 
 let pool: TestNode;
-let policy: LaunchedNode;
-let policyDir: string;
+let policy: TestPolicyNode;
 let oracle: RpcClient;
 
 before(async () => {
   const p2pPort = await freePort();
   pool = await startTestNode({ extraArgs: [...poolNodeP2pArgs(p2pPort), '-datacarriersize=100000', '-permitbaremultisig=1', '-dustrelayfee=0'] });
-  policyDir = await mkdtemp(join(tmpdir(), 'policy-'));
-  policy = await launchPolicyNode({ datadir: policyDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
-  oracle = createRpcClient({ url: policy.rpcUrl, auth: { kind: 'cookie', cookieFile: policy.cookieFile }, timeoutMs: 60_000, maxConcurrency: 4, maxRetries: 2 });
+  policy = await startTestPolicyNode(p2pPort);
+  oracle = policy.rpc;
 });
 
 after(async () => {
   await policy?.stop();
-  if (policyDir) await rm(policyDir, { recursive: true, force: true });
   await pool?.stop();
 });
 

@@ -1,18 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { freePort } from '../../dev/bitcoin/node-launcher.ts';
-import { launchPolicyNode, poolNodeP2pArgs } from '../../dev/bitcoin/policy-node.ts';
-import { createRpcClient, type RpcClient } from '../../src/bitcoin/rpc-client.ts';
+import { poolNodeP2pArgs } from '../../dev/bitcoin/policy-node.ts';
+import { startTestPolicyNode } from '../helpers/policy-node.ts';
+import { type RpcClient } from '../../src/bitcoin/rpc-client.ts';
 import { CHILD_CAN_PAY } from '../../src/modules/submission/parse-txs.ts';
 import { createRpcPublicMempool } from '../../src/modules/submission/public-mempool.ts';
 import { FEE_TOO_LOW_MESSAGE } from '../../src/modules/submission/submission.service.ts';
 import { startBrowserSuite, type BrowserSuite } from '../helpers/browser-suite.ts';
 import { screenshot, seriousA11yViolations, until } from '../helpers/browser.ts';
-import { KNOTS_CACHE_DIR, type BuiltTx } from '../helpers/regtest.ts';
+import { type BuiltTx } from '../helpers/regtest.ts';
 
 /**
  * Child pays for parent on the public submit page, in a real browser against
@@ -32,18 +30,10 @@ before(async () => {
     utxos: 16,
     nodeArgs: poolNodeP2pArgs(p2pPort),
     async beside(pool) {
-      const datadir = await mkdtemp(join(tmpdir(), 'public-mempool-'));
-      const node = await launchPolicyNode({ datadir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
-      publicRpc = createRpcClient({ url: node.rpcUrl, auth: { kind: 'cookie', cookieFile: node.cookieFile }, timeoutMs: 30_000, maxConcurrency: 4 });
-      const tip = await pool.rpc.call<string>('getbestblockhash');
-      await until(async () => (await publicRpc.call<string>('getbestblockhash')) === tip, async () => 'the public node did not reach the pool node\'s tip', 60_000);
-      return {
-        app: { publicMempool: createRpcPublicMempool(publicRpc) },
-        async stop() {
-          await node.stop();
-          await rm(datadir, { recursive: true, force: true });
-        },
-      };
+      const publicNode = await startTestPolicyNode(p2pPort);
+      publicRpc = publicNode.rpc;
+      await publicNode.synced(pool);
+      return { app: { publicMempool: createRpcPublicMempool(publicRpc) }, stop: () => publicNode.stop() };
     },
   });
 });

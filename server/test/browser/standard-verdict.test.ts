@@ -1,14 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { freePort, type LaunchedNode } from '../../dev/bitcoin/node-launcher.ts';
-import { launchPolicyNode, poolNodeP2pArgs } from '../../dev/bitcoin/policy-node.ts';
-import { connectPolicyOracle } from '../../src/modules/policy/policy-oracle.ts';
+import { freePort } from '../../dev/bitcoin/node-launcher.ts';
+import { poolNodeP2pArgs } from '../../dev/bitcoin/policy-node.ts';
+import { startTestPolicyNode, type TestPolicyNode } from '../helpers/policy-node.ts';
 import { launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
-import { KNOTS_CACHE_DIR, startTestNode, type TestNode } from '../helpers/regtest.ts';
+import { startTestNode, type TestNode } from '../helpers/regtest.ts';
 import { testDatabases, type TestDatabase } from '../helpers/test-db.ts';
 import { until } from '../helpers/until.ts';
 import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
@@ -20,8 +17,7 @@ import { startWebTestApp, type WebTestApp } from '../helpers/web-app.ts';
  */
 
 let pool: TestNode;
-let policy: LaunchedNode;
-let policyDir: string;
+let policy: TestPolicyNode;
 let db: TestDatabase;
 let app: WebTestApp;
 let browser: Browser;
@@ -29,10 +25,9 @@ let browser: Browser;
 before(async () => {
   const p2pPort = await freePort();
   pool = await startTestNode({ extraArgs: poolNodeP2pArgs(p2pPort) });
-  policyDir = await mkdtemp(join(tmpdir(), 'policy-'));
-  policy = await launchPolicyNode({ datadir: policyDir, rpcPort: await freePort(), poolP2pPort: p2pPort, cacheDir: KNOTS_CACHE_DIR, bitcoindPath: process.env.BITCOIND || undefined, log: () => {} });
+  policy = await startTestPolicyNode(p2pPort);
   db = await testDatabases()[0]!.open();
-  app = await startWebTestApp(pool, db, { policy: connectPolicyOracle({ url: policy.rpcUrl, auth: { kind: 'cookie', cookieFile: policy.cookieFile } }) });
+  app = await startWebTestApp(pool, db, { policy: policy.oracle });
   browser = await launchBrowser();
 });
 
@@ -41,7 +36,6 @@ after(async () => {
   await app?.close();
   await db?.close();
   await policy?.stop();
-  await rm(policyDir, { recursive: true, force: true });
   await pool?.stop();
 });
 
