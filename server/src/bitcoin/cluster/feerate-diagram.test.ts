@@ -47,7 +47,7 @@ describe('feerate diagrams (Core 31 cluster mempool)', () => {
     assert.equal(compareDiagrams([{ fee: 1000, size: 100 }], [{ fee: 500, size: 50 }, { fee: 700, size: 100 }]), undefined);
   });
 
-  test('the ancestor-set linearization takes the best package first, parents before children', () => {
+  test('a linearization takes the best package first, parents before children', () => {
     const order = linearize([
       { txid: 'a', fee: 100, vsize: 100, parents: [] },
       { txid: 'b', fee: 900, vsize: 100, parents: ['a'] },

@@ -132,19 +132,19 @@ describe('exact linearization and the least improving fee (Core 31 cluster mempo
     assert.deepEqual(diagramOf(txs), [{ fee: 1_700, size: 400 }, { fee: 400, size: 100 }]);
   });
 
-  test('beyond 16 transactions a cluster keeps the ancestor-set linearization', () => {
+  test('beyond 12 transactions a cluster keeps the ancestor-set linearization', () => {
     const core: ClusterTx[] = [
       { txid: 'a', fee: 0, vsize: 200, parents: [] },
       { txid: 'b', fee: 1_000, vsize: 100, parents: ['a'] },
       { txid: 'c', fee: 700, vsize: 100, parents: ['a'] },
       { txid: 'd', fee: 400, vsize: 100, parents: ['b'] },
     ];
-    // A chain of one-sat transactions below d, to 16 and to 17 transactions.
+    // A chain of one-sat transactions below d, to 12 and to 13 transactions.
     const chain = (length: number) => Array.from({ length }, (_, i): ClusterTx => ({ txid: `e${String(i).padStart(2, '0')}`, fee: 1, vsize: 100, parents: [i === 0 ? 'd' : `e${String(i - 1).padStart(2, '0')}`] }));
-    const sixteen = [...core, ...chain(12)];
-    const seventeen = [...core, ...chain(13)];
-    assert.notDeepEqual(linearize(sixteen).map((tx) => tx.txid), ancestorSetLinearization(sixteen).map((tx) => tx.txid));
-    assert.deepEqual(linearize(seventeen).map((tx) => tx.txid), ancestorSetLinearization(seventeen).map((tx) => tx.txid));
+    const twelve = [...core, ...chain(8)];
+    const thirteen = [...core, ...chain(9)];
+    assert.notDeepEqual(linearize(twelve).map((tx) => tx.txid), ancestorSetLinearization(twelve).map((tx) => tx.txid));
+    assert.deepEqual(linearize(thirteen).map((tx) => tx.txid), ancestorSetLinearization(thirteen).map((tx) => tx.txid));
   });
 
   test('clusters that share no parent are chunked apart and their chunks merged by feerate (txgraph.cpp GetMainStagingDiagrams)', () => {

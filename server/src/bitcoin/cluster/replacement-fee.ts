@@ -28,14 +28,14 @@ export interface ClusterTx {
 const MAX_FEE = 2_100_000_000_000_000;
 
 /**
- * The largest cluster linearized exactly. The search is exponential; the
- * worst case measured at 16 (Node 24), a parent with 15 children (2^15
- * closed subsets in the first step), takes ~0.6 ms. A least-fee search
- * linearizes once per fee tried: ~2 ms for a replacement the size of the
- * transaction it replaces, ~40 ms for a 90 kvB one (~70 fees tried).
- * Each transaction more doubles it.
+ * The largest cluster linearized exactly. The search is exponential: at 16
+ * transactions (Node 24), a parent with 15 children (2^15 closed subsets in
+ * the first step) took ~0.6 ms, and a least-fee search, which linearizes
+ * once per fee tried, ~40 ms for a 90 kvB replacement (~70 fees tried).
+ * Bump advice runs on public status requests, so the bound is 12, a
+ * sixteenth of that (each transaction more doubles it): a few ms at worst.
  */
-const EXACT_LINEARIZATION_LIMIT = 16;
+const EXACT_LINEARIZATION_LIMIT = 12;
 
 interface Chunk extends FeeFrac {
   txs: ClusterTx[];
