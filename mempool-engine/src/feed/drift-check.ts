@@ -1,5 +1,5 @@
 import { answer, DELTAS_CALL, optionalDeltas, relayRatesOf } from './node-answers.ts';
-import { applyDeltas } from './node-poll.ts';
+import { applyDeltas, refreshChunks } from './node-poll.ts';
 import { noteContact, NodeRestarted } from './sync-health.ts';
 import type { SyncState } from './sync-state.ts';
 
@@ -42,6 +42,8 @@ export async function checkAgainstNode(s: SyncState): Promise<CheckOutcome> {
   s.relay = next;
   const versionBefore = target.version;
   await applyDeltas(s, target, deltas, at);
+  // A new fee delta changes its cluster's chunks.
+  await refreshChunks(s, target, at);
   if (relayChanged || target.version !== versionBefore) s.changed();
   // Judged only when nothing arrived meanwhile: a notification in flight explains a difference.
   if (s.eventsReceived !== eventsBefore || s.queue.length > 0 || s.mirror !== target) return FINE;

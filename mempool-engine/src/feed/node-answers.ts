@@ -1,16 +1,18 @@
 import { btcPerKvbToSatPerVb, btcToSats } from '../bitcoin/amounts.ts';
 import { RPC_METHOD_NOT_FOUND, type RpcCall, type RpcCaller, type RpcFailure } from '../rpc-caller.ts';
 import type { MirrorEntry } from '../mirror/mempool-mirror.ts';
+import { chunkOfEntry } from '../mirror/mempool-snapshot.ts';
 import type { RelayRates } from './sync-state.ts';
 
 /** The node's answers the synchronisation reads, and how it reads them. */
 
-/** getmempoolentry, as far as the mirror keeps it. */
+/** getmempoolentry, as far as the mirror keeps it; `chunkweight` and `fees.chunk` from Bitcoin Core 31 on (cluster mempool). */
 export interface RawEntry {
   vsize: number;
   weight: number;
   time: number;
-  fees: { base: number; modified: number };
+  fees: { base: number; modified: number; chunk?: number };
+  chunkweight?: number;
   depends: string[];
   spentby: string[];
 }
@@ -37,6 +39,7 @@ export function mirrorEntryFromRpc(raw: RawEntry): MirrorEntry {
     time: raw.time,
     depends: raw.depends,
     spentby: raw.spentby,
+    ...chunkOfEntry(raw),
   };
 }
 

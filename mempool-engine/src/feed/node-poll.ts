@@ -1,5 +1,6 @@
 import type { MempoolMirror } from '../mirror/mempool-mirror.ts';
 import { answer, DELTAS_CALL, fetchBlocks, mirrorEntryFromRpc, optionalDeltas, relayRatesOf, type PrioritisedDeltas, type RawBlock, type RawEntry } from './node-answers.ts';
+import { chunkOfEntry } from '../mirror/mempool-snapshot.ts';
 import { noteContact, NodeRestarted } from './sync-health.ts';
 import type { SyncState } from './sync-state.ts';
 
@@ -8,7 +9,8 @@ import type { SyncState } from './sync-state.ts';
  * true` (txids and the mempool sequence), then entries only for txids not
  * held, in batches; held txids the node no longer lists are removed. Also
  * what polls and notifications share: a block's transactions taken out as
- * mined, and prioritisetransaction deltas applied.
+ * mined, prioritisetransaction deltas applied, and a cluster-mempool node's
+ * chunks asked for again where their clusters changed.
  */
 
 /** Blocks walked back from a new tip to the mirror's (more are left to the poll's diff). */
@@ -42,16 +44,47 @@ export async function poll(s: SyncState, target: MempoolMirror, fresh: boolean):
   try {
     if (!fresh) await walkToTip(s, target, chain.bestblockhash, at);
     target.tip = { hash: chain.bestblockhash, height: chain.blocks };
+    // A fresh mirror's entries are all read after the list: their chunks already count each other (MempoolMirror.chunksFollowLinks).
+    target.chunksFollowLinks = !fresh;
     await applyList(s, target, pool.txids, at);
   } finally {
     s.applying = false;
+    target.chunksFollowLinks = true;
   }
   target.sequence = pool.mempool_sequence;
   // The poll's sequence is exact: a number skipped after it with no block between is a lost notification.
   s.blockSinceLastTx = false;
   s.relay = relayRatesOf(info);
   await applyDeltas(s, target, deltas, at);
+  await refreshChunks(s, target, at, fresh);
   s.lastPollMs = s.now() - at;
+}
+
+/**
+ * The chunks of the transactions whose clusters changed since the node gave
+ * them (MempoolMirror.staleChunkTxids(): a cluster-mempool node's only),
+ * asked for again in batches of getmempoolentry. A transaction the node no
+ * longer has stays listed until its removal arrives. Meanwhile the mirror is
+ * marked as being applied (`fresh`: a new mirror nobody reads yet), so that
+ * no snapshot is taken with some chunks missing, which would project by
+ * ancestor score for that once. No call at all when nothing is listed.
+ */
+export async function refreshChunks(s: SyncState, target: MempoolMirror, at: number, fresh = false): Promise<void> {
+  const stale = target.staleChunkTxids();
+  if (stale.length === 0) return;
+  if (!fresh) s.applying = true;
+  try {
+    for (let start = 0; start < stale.length; start += s.entryBatchSize) {
+      const batch = stale.slice(start, start + s.entryBatchSize);
+      const entries = await s.rpc.batch<RawEntry>(batch.map((txid) => ({ method: 'getmempoolentry', params: [txid] })));
+      entries.forEach((entry, i) => {
+        const chunk = entry.ok ? chunkOfEntry(entry.result) : undefined;
+        if (entry.ok && chunk) target.setChunk(batch[i]!, chunk.chunkFee, chunk.chunkWeight, entry.result.depends.length + entry.result.spentby.length, at);
+      });
+    }
+  } finally {
+    if (!fresh) s.applying = false;
+  }
 }
 
 /** The node's txid list applied: held ones it no longer lists removed, the others' entries fetched in batches. */

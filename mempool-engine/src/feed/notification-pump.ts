@@ -1,7 +1,7 @@
 import type { RpcBatchItem, RpcCall } from '../rpc-caller.ts';
 import type { MempoolMirror } from '../mirror/mempool-mirror.ts';
 import { mirrorEntryFromRpc, type RawBlock, type RawEntry } from './node-answers.ts';
-import { takeBlock } from './node-poll.ts';
+import { refreshChunks, takeBlock } from './node-poll.ts';
 import { noteContact, noteError } from './sync-health.ts';
 import { compactIfSparse, type QueuedEvent, type SyncState } from './sync-state.ts';
 import type { SequenceEvent } from './zmq-sequence.ts';
@@ -11,7 +11,8 @@ import type { SequenceEvent } from './zmq-sequence.ts';
  * describes them), a batch at a time: one JSON-RPC batch fetches what the
  * batch's notifications name (new transactions' entries, connected blocks'
  * txids, disconnected blocks' headers), then the notifications are applied
- * in the node's order.
+ * in the node's order; then the chunks of the clusters they changed, from a
+ * cluster-mempool node (node-poll.ts refreshChunks()).
  */
 
 /** Notifications applied per round. */
@@ -46,6 +47,7 @@ export async function pump(s: SyncState, requestResync: (why: string) => Promise
     if (s.mirror !== target) return; // swapped by a resync meanwhile: what is left was not for it
     if (requests.calls.length > 0) noteContact(s, undefined);
     if (!applyEvents(s, target, batch, answersFrom(requests, replies), requestResync)) return;
+    await refreshChunks(s, target, s.now());
     compactIfSparse(s);
     s.changed();
   }

@@ -260,3 +260,126 @@ test('an entry whose vsize is below what its weight makes it is held at that flo
   assert.equal(mirror.removal(txid(1))?.vsize, 750);
   assert.equal(mirror.totals.vsize, 750);
 });
+
+/** A cluster-mempool node's entry: its chunk's fee (sats) and weight with it. */
+const chunked = (fee: number, vsize: number, chunk: [number, number], links: { depends?: string[]; spentby?: string[] } = {}): MirrorEntry => ({
+  fee,
+  modifiedFee: fee,
+  vsize,
+  weight: 4 * vsize,
+  time: 1_700_000_000,
+  depends: links.depends ?? [],
+  spentby: links.spentby ?? [],
+  chunkFee: chunk[0],
+  chunkWeight: chunk[1],
+});
+
+/** Per txid, the chunk a snapshot holds, or undefined when it carries none. */
+function chunksOf(snapshot: MempoolSnapshot): Map<string, [number, number]> | undefined {
+  if (!snapshot.chunkFee || !snapshot.chunkWeight) return undefined;
+  return new Map(Array.from({ length: snapshot.count }, (_, i) => [txidAt(snapshot, i), [snapshot.chunkFee![i]!, snapshot.chunkWeight![i]!] as [number, number]]));
+}
+
+test('a Core 31 node\'s chunks reach the snapshot when every transaction has one; a node without them gets none, and is never asked again', () => {
+  const mirror = new MempoolMirror();
+  mirror.add(txid(1), chunked(1_000, 100, [1_000, 400]), 0);
+  mirror.add(txid(2), chunked(3_000, 200, [3_000, 800]), 0);
+  assert.deepEqual(chunksOf(mirror.snapshot().snapshot), new Map([[txid(1), [1_000, 400]], [txid(2), [3_000, 800]]]));
+  // One without a chunk (an entry from a node before cluster mempool): none at all.
+  const { chunkFee: _f, chunkWeight: _w, ...plain } = chunked(500, 100, [0, 0]);
+  mirror.add(txid(3), plain, 0);
+  assert.equal(chunksOf(mirror.snapshot().snapshot), undefined);
+
+  const knots = new MempoolMirror();
+  knots.add(txid(1), { ...plain, spentby: [txid(2)] }, 0);
+  knots.add(txid(2), { ...plain, depends: [txid(1)] }, 0);
+  knots.remove(txid(1), 'mined', 0);
+  assert.equal(chunksOf(knots.snapshot().snapshot), undefined);
+  assert.deepEqual(knots.staleChunkTxids(), [], 'no chunk to ask a node without cluster mempool for');
+});
+
+test('a child joining a cluster forgets every chunk of the cluster until the node says them again', () => {
+  const mirror = new MempoolMirror();
+  // G → P at 1 sat/vB each, and a stranger U, from one mempool list (as a resynchronisation fills a mirror).
+  mirror.chunksFollowLinks = false;
+  mirror.add(txid(1), chunked(100, 100, [100, 400], { spentby: [txid(2)] }), 0);
+  mirror.add(txid(2), chunked(100, 100, [100, 400], { depends: [txid(1)] }), 0);
+  mirror.add(txid(9), chunked(2_000, 100, [2_000, 400]), 0);
+  mirror.chunksFollowLinks = true;
+  assert.ok(mirror.chunksComplete);
+  // C pays for both: the node's chunk is now G + P + C.
+  mirror.add(txid(3), chunked(5_800, 100, [6_000, 1_200], { depends: [txid(2)] }), 0);
+  assert.equal(mirror.chunksComplete, false);
+  assert.equal(chunksOf(mirror.snapshot().snapshot), undefined, 'no snapshot with chunks that may be stale');
+  assert.deepEqual(mirror.staleChunkTxids().sort(), [txid(1), txid(2), txid(3)]);
+  for (const [n, named] of [[1, 1], [2, 2], [3, 1]] as const) assert.ok(mirror.setChunk(txid(n), 6_000, 1_200, named, 1));
+  assert.deepEqual(mirror.staleChunkTxids(), []);
+  assert.deepEqual(chunksOf(mirror.snapshot().snapshot), new Map([[txid(1), [6_000, 1_200]], [txid(2), [6_000, 1_200]], [txid(9), [2_000, 400]], [txid(3), [6_000, 1_200]]]));
+});
+
+test('a chunk counts only while the mirror holds every parent and child its entry named', () => {
+  const mirror = new MempoolMirror();
+  // P's entry names a child X the mirror does not hold: P's chunk counts X's fee.
+  mirror.add(txid(1), chunked(100, 100, [3_100, 800], { spentby: [txid(7)] }), 0);
+  assert.equal(mirror.chunksComplete, false);
+  assert.deepEqual(mirror.staleChunkTxids(), [txid(1)]);
+  // X never comes (it left before its entry was read); asked again, the node names no child.
+  assert.ok(mirror.setChunk(txid(1), 100, 400, 0, 1));
+  assert.ok(mirror.chunksComplete);
+  assert.deepEqual(chunksOf(mirror.snapshot().snapshot), new Map([[txid(1), [100, 400]]]));
+
+  // Or it does come: linked, the cluster's chunks are asked for again, and then count.
+  const other = new MempoolMirror();
+  other.add(txid(1), chunked(100, 100, [3_100, 800], { spentby: [txid(7)] }), 0);
+  other.add(txid(7), chunked(3_000, 100, [3_100, 800], { depends: [txid(1)] }), 0);
+  assert.deepEqual(other.staleChunkTxids().sort(), [txid(1), txid(7)]);
+  other.setChunk(txid(1), 3_100, 800, 1, 1);
+  other.setChunk(txid(7), 3_100, 800, 1, 1);
+  assert.ok(other.chunksComplete);
+});
+
+test('a transaction leaving, or a fee delta, forgets the chunks of its cluster', () => {
+  const mirror = new MempoolMirror();
+  mirror.add(txid(1), chunked(100, 100, [3_100, 800], { spentby: [txid(2)] }), 0);
+  mirror.add(txid(2), chunked(3_000, 100, [3_100, 800], { depends: [txid(1)] }), 0);
+  mirror.setChunk(txid(1), 3_100, 800, 1, 0);
+  mirror.setChunk(txid(2), 3_100, 800, 1, 0);
+  assert.ok(mirror.chunksComplete);
+  mirror.setModifiedFee(txid(2), 13_000, 1);
+  assert.deepEqual(mirror.staleChunkTxids().sort(), [txid(1), txid(2)]);
+  mirror.setChunk(txid(1), 13_100, 800, 1, 1);
+  mirror.setChunk(txid(2), 13_100, 800, 1, 1);
+  mirror.remove(txid(1), 'mined', 2);
+  assert.equal(mirror.chunksComplete, false);
+  assert.deepEqual(mirror.staleChunkTxids(), [txid(2)], 'the child left behind is a cluster of its own now');
+  mirror.setChunk(txid(2), 13_000, 400, 0, 3);
+  assert.deepEqual(chunksOf(mirror.snapshot().snapshot), new Map([[txid(2), [13_000, 400]]]));
+});
+
+test('a fresh mirror filled from one mempool list keeps the chunks its entries gave, linked or not', () => {
+  const mirror = new MempoolMirror();
+  mirror.chunksFollowLinks = false;
+  // The child first: its parent is not held yet, then is.
+  mirror.add(txid(2), chunked(3_000, 100, [3_100, 800], { depends: [txid(1)] }), 0);
+  mirror.add(txid(1), chunked(100, 100, [3_100, 800], { spentby: [txid(2)] }), 0);
+  mirror.chunksFollowLinks = true;
+  assert.deepEqual(mirror.staleChunkTxids(), []);
+  assert.deepEqual(chunksOf(mirror.snapshot().snapshot), new Map([[txid(2), [3_100, 800]], [txid(1), [3_100, 800]]]));
+});
+
+test('snapshots into the last one\'s memory carry chunk changes; a compacted mirror keeps its chunks', () => {
+  const random = seededRandom(11);
+  const mirror = new MempoolMirror();
+  for (let n = 1; n <= 300; n++) mirror.add(txid(n), chunked(1_000 + n, 100, [1_000 + n, 400]), 0);
+  let reuse = mirror.snapshot().snapshot;
+  for (let round = 0; round < 20; round++) {
+    for (let k = 0; k < 10; k++) {
+      const n = 1 + Math.floor(random() * 300);
+      if (mirror.has(txid(n))) mirror.setChunk(txid(n), 5_000 + round, 400, 0, round);
+    }
+    mirror.remove(txid(1 + Math.floor(random() * 300)), 'removed', round);
+    const taken = mirror.snapshot(reuse).snapshot;
+    assert.deepEqual(chunksOf(taken), chunksOf(mirror.compacted().snapshot().snapshot), `round ${round}`);
+    reuse = taken;
+  }
+});

@@ -22,6 +22,22 @@ import { ParentSegments } from './parent-segments.ts';
  * transaction a reorg brings back has children already in the mempool), and
  * removing a transaction drops its links.
  *
+ * Chunks: a cluster-mempool node (Bitcoin Core 31 and later) says in each
+ * entry the fee and weight of the transaction's chunk, which the projection
+ * fills blocks by (chunk-selection.ts). Unlike the rest of an entry, they
+ * change while the transaction stays: whenever its cluster (the
+ * transactions linked to it by spending) gains or loses one, or a fee delta
+ * changes. So then the mirror forgets the chunks of the whole cluster, and
+ * lists its transactions for the node to be asked again
+ * (staleChunkTxids(), setChunk(): node-poll.ts refreshChunks()). And a
+ * chunk counts only while the mirror links the transaction to exactly as
+ * many parents and children as its entry named: one named but not held
+ * (yet to arrive, or gone before its entry was read) is in the node's chunk
+ * but not in the mirror. A snapshot carries chunks only when every
+ * transaction's counts; until then the projection goes by ancestor score.
+ * (A node that relinearizes a cluster later, with no change to it, is not
+ * seen until the cluster next changes.)
+ *
  * No I/O here: mirror-sync.ts feeds it from the node.
  */
 
@@ -40,6 +56,9 @@ export interface MirrorEntry {
   depends: readonly string[];
   /** In-mempool children. */
   spentby: readonly string[];
+  /** A cluster-mempool node's `fees.chunk` (integer satoshis) and `chunkweight`, when it sends them. */
+  chunkFee?: number | undefined;
+  chunkWeight?: number | undefined;
 }
 
 /** Why a transaction left: taken by a block, or anything else (Core's `R` notification does not say which). */
@@ -103,6 +122,26 @@ export class MempoolMirror {
   private weight = new Int32Array(0);
   private sigops = new Int32Array(0);
   private time = new Float64Array(0);
+  /** Per slot: the chunk fee and weight the node gave; weight 0 when it gave none, or they changed since. */
+  private chunkFee = new Float64Array(0);
+  private chunkWeight = new Int32Array(0);
+  /** Transactions held whose chunk is known. */
+  private chunksKnown = 0;
+  /** Transactions whose chunk changed with their cluster, or may count one not held: to ask the node for again. */
+  private readonly staleChunks = new Set<string>();
+  /** Per slot: how many in-mempool parents and children the node's entry named, and how many the mirror links it to. */
+  private named = new Int32Array(0);
+  private linkCount = new Int32Array(0);
+  /** Transactions held whose links differ in number from what their entry named. */
+  private unmatched = 0;
+  /**
+   * Whether a new link forgets the chunks of the cluster it joins (default).
+   * Off while a fresh mirror is filled from one mempool list (node-poll.ts):
+   * every entry is read after the list was taken, so its chunk already
+   * counts the other transactions of the list it is linked to; what changes
+   * after the list arrives as notifications, with this back on.
+   */
+  chunksFollowLinks = true;
   /** The add counter when the slot's transaction arrived. */
   private addedSeq = new Float64Array(0);
   /**
@@ -210,21 +249,32 @@ export class MempoolMirror {
     this.weight[slot] = entry.weight;
     this.sigops[slot] = sigopCostFloor(vsize, entry.weight);
     this.time[slot] = entry.time;
+    const known = isChunkWeight(entry.chunkWeight) && Number.isSafeInteger(entry.chunkFee);
+    this.chunkFee[slot] = known ? entry.chunkFee! : 0;
+    this.chunkWeight[slot] = known ? entry.chunkWeight! : 0;
+    if (known) this.chunksKnown++;
     this.addedSeq[slot] = ++this.addCounter;
     this.parents.clear(slot);
     this.ids[slot] = txid;
     this.childrenOf[slot] = undefined;
+    this.linkCount[slot] = 0;
+    this.named[slot] = entry.depends.length + entry.spentby.length;
+    if (this.named[slot] !== 0) this.unmatched++;
     this.slots.set(txid, slot);
     this.stamp(slot);
     this.removed.delete(txid);
+    let linked = false;
     for (const parent of entry.depends) {
       const p = this.slots.get(parent);
-      if (p !== undefined) this.link(p, slot);
+      if (p !== undefined) linked = this.link(p, slot) || linked;
     }
     for (const child of entry.spentby) {
       const c = this.slots.get(child);
-      if (c !== undefined) this.link(slot, c);
+      if (c !== undefined) linked = this.link(slot, c) || linked;
     }
+    // It joined a cluster: every chunk of it may have changed (its own too: the node may have seen more of the cluster).
+    if (linked && this.chunksFollowLinks) this.forgetChunks([slot]);
+    else if (this.chunksKnown > 0 && this.linkCount[slot] !== this.named[slot]) this.staleChunks.add(txid);
     this.totalVsize += vsize;
     this.totalFee += entry.fee;
     this.changed(observedAtMs);
@@ -235,11 +285,19 @@ export class MempoolMirror {
   remove(txid: string, reason: RemovalReason, observedAtMs: number, blockHash?: string): boolean {
     const slot = this.slots.get(txid);
     if (slot === undefined) return false;
-    for (const parent of this.parents.of(slot)) dropFrom(this.childrenOf[parent], slot);
+    const neighbours = this.chunksKnown > 0 ? [...this.parents.of(slot), ...(this.childrenOf[slot] ?? [])] : [];
+    for (const parent of this.parents.of(slot)) {
+      dropFrom(this.childrenOf[parent], slot);
+      this.countLink(parent, -1);
+    }
     for (const c of this.childrenOf[slot] ?? []) {
       // A child left behind spends a confirmed output now (its parent was mined), or will go too (replaced).
-      if (this.parents.remove(c, slot)) this.stamp(c);
+      if (this.parents.remove(c, slot)) {
+        this.stamp(c);
+        this.countLink(c, -1);
+      }
     }
+    if (this.linkCount[slot] !== this.named[slot]) this.unmatched--;
     this.remember({
       txid,
       fee: this.fee[slot]!,
@@ -253,6 +311,9 @@ export class MempoolMirror {
     });
     this.totalVsize -= this.vsize[slot]!;
     this.totalFee -= this.fee[slot]!;
+    if (this.chunkWeight[slot]! > 0) this.chunksKnown--;
+    this.chunkWeight[slot] = 0;
+    this.staleChunks.delete(txid);
     this.live[slot] = 0;
     if (slot < this.lowestChange) this.lowestChange = slot;
     this.parents.clear(slot);
@@ -260,6 +321,8 @@ export class MempoolMirror {
     this.childrenOf[slot] = undefined;
     this.slots.delete(txid);
     this.free.push(slot);
+    // What is left of its cluster (one or several clusters now) has other chunks.
+    this.forgetChunks(neighbours);
     this.changed(observedAtMs);
     return true;
   }
@@ -270,6 +333,52 @@ export class MempoolMirror {
     if (slot === undefined || this.modifiedFee[slot] === modifiedFee) return false;
     this.modifiedFee[slot] = modifiedFee;
     this.stamp(slot);
+    this.forgetChunks([slot]);
+    this.changed(observedAtMs);
+    return true;
+  }
+
+  /**
+   * The transactions whose chunk the node must be asked for again (node-poll.ts
+   * refreshChunks()): their cluster changed since it said, or their entry
+   * named a parent or child the mirror does not link them to. Each stays
+   * listed until its chunk counts again (setChunk(), or the missing link
+   * made) or it leaves.
+   */
+  staleChunkTxids(): string[] {
+    const stale: string[] = [];
+    for (const txid of this.staleChunks) {
+      const slot = this.slots.get(txid);
+      if (slot !== undefined && this.chunkCounts(slot)) this.staleChunks.delete(txid);
+      else stale.push(txid);
+    }
+    return stale;
+  }
+
+  /** Whether every transaction held has a chunk that counts (and there is one): snapshots then carry them. */
+  get chunksComplete(): boolean {
+    return this.slots.size > 0 && this.chunksKnown === this.slots.size && this.unmatched === 0;
+  }
+
+  /**
+   * What the node's entry now says of a transaction held: its chunk fee
+   * (integer satoshis) and weight, and how many in-mempool parents and
+   * children it named. False when not held, not a chunk, or no change.
+   */
+  setChunk(txid: string, chunkFee: number, chunkWeight: number, named: number, observedAtMs: number): boolean {
+    const slot = this.slots.get(txid);
+    if (slot === undefined || !isChunkWeight(chunkWeight) || !Number.isSafeInteger(chunkFee)) return false;
+    const wasUnmatched = this.linkCount[slot] !== this.named[slot];
+    this.named[slot] = named;
+    const unmatched = this.linkCount[slot] !== named;
+    if (wasUnmatched !== unmatched) this.unmatched += unmatched ? 1 : -1;
+    if (!unmatched) this.staleChunks.delete(txid);
+    if (this.chunkWeight[slot] === chunkWeight && this.chunkFee[slot] === chunkFee && wasUnmatched === unmatched) return false;
+    if (this.chunkWeight[slot] === 0) this.chunksKnown++;
+    this.chunkFee[slot] = chunkFee;
+    this.chunkWeight[slot] = chunkWeight;
+    // Copied into the next snapshot; the ranking by ancestor score does not read chunks, so no new version.
+    if (slot < this.lowestChange) this.lowestChange = slot;
     this.changed(observedAtMs);
     return true;
   }
@@ -317,7 +426,11 @@ export class MempoolMirror {
     const used = this.highWater;
     const live = this.live;
     const last = this.last;
-    const from = reuse !== undefined && last !== undefined && reuse === last.snapshot && fits(reuse, n, this.parents.links) ? Math.min(this.lowestChange, used) : 0;
+    const withChunks = this.chunksComplete;
+    // Chunks are copied from where the last snapshot's end only if it had them.
+    const from = reuse !== undefined && last !== undefined && reuse === last.snapshot && fits(reuse, n, this.parents.links, withChunks) && (!withChunks || reuse.chunkFee !== undefined)
+      ? Math.min(this.lowestChange, used)
+      : 0;
     const indexOfSlot = new Int32Array(used);
     // Transactions in slots below `from`, and where they are: as last time.
     let fromIndex = 0;
@@ -356,6 +469,7 @@ export class MempoolMirror {
       parentStart: into(reuse?.parentStart, n + 1, i32),
       parents: into(reuse?.parents, this.parents.links, i32),
       txids: into(reuse?.txids, n * TXID_BYTES, u8),
+      ...(withChunks ? { chunkFee: into(reuse?.chunkFee, n, f64), chunkWeight: into(reuse?.chunkWeight, n, i32) } : {}),
       identity: { source: this.source, slots, versions },
     };
     const { parentStart, parents } = snapshot;
@@ -377,6 +491,10 @@ export class MempoolMirror {
       snapshot.weight.set(this.weight.subarray(start, end), at);
       snapshot.sigops.set(this.sigops.subarray(start, end), at);
       versions.set(this.slotVersion.subarray(start, end), at);
+      if (withChunks) {
+        snapshot.chunkFee!.set(this.chunkFee.subarray(start, end), at);
+        snapshot.chunkWeight!.set(this.chunkWeight.subarray(start, end), at);
+      }
       snapshot.txids.set(this.txidBytes.subarray(start * TXID_BYTES, end * TXID_BYTES), at * TXID_BYTES);
     }
     const { count: parentCount, at: parentAt, pool } = this.parents;
@@ -417,6 +535,10 @@ export class MempoolMirror {
       copy.weight[to] = this.weight[slot]!;
       copy.sigops[to] = this.sigops[slot]!;
       copy.time[to] = this.time[slot]!;
+      copy.chunkFee[to] = this.chunkFee[slot]!;
+      copy.chunkWeight[to] = this.chunkWeight[slot]!;
+      copy.named[to] = this.named[slot]!;
+      copy.linkCount[to] = this.linkCount[slot]!;
       copy.addedSeq[to] = this.addedSeq[slot]!;
       copy.stamp(to);
       copy.txidBytes.set(this.txidBytes.subarray(slot * TXID_BYTES, (slot + 1) * TXID_BYTES), to * TXID_BYTES);
@@ -430,6 +552,9 @@ export class MempoolMirror {
       copy.childrenOf[to] = this.childrenOf[slot]?.map((c) => slotMap[c]!);
     }
     copy.addCounter = this.addCounter;
+    copy.chunksKnown = this.chunksKnown;
+    copy.unmatched = this.unmatched;
+    for (const txid of this.staleChunks) copy.staleChunks.add(txid);
     copy.totalVsize = this.totalVsize;
     copy.totalFee = this.totalFee;
     copy.version = this.version + 1;
@@ -444,11 +569,56 @@ export class MempoolMirror {
     for (const [txid, gone] of this.removed) if (!other.slots.has(txid) && !other.removed.has(txid)) other.remember(gone);
   }
 
-  private link(parent: number, child: number): void {
-    if (this.parents.has(child, parent)) return;
+  /** Links two transactions held; false when they already were. */
+  private link(parent: number, child: number): boolean {
+    if (this.parents.has(child, parent)) return false;
     this.parents.push(child, parent);
     (this.childrenOf[parent] ??= []).push(child);
     this.stamp(child);
+    this.countLink(parent, 1);
+    this.countLink(child, 1);
+    return true;
+  }
+
+  /** Whether the slot's chunk is known and its links are the ones its entry named. */
+  private chunkCounts(slot: number): boolean {
+    return this.chunkWeight[slot]! > 0 && this.linkCount[slot] === this.named[slot];
+  }
+
+  /** A link of the slot made (+1) or dropped (-1); one that leaves it unlike its entry lists it to be asked for again. */
+  private countLink(slot: number, delta: number): void {
+    const before = this.linkCount[slot] !== this.named[slot];
+    this.linkCount[slot]! += delta;
+    const after = this.linkCount[slot] !== this.named[slot];
+    if (before !== after) this.unmatched += after ? 1 : -1;
+    if (after && this.chunksKnown > 0) this.staleChunks.add(this.ids[slot]!);
+  }
+
+  /**
+   * Forgets the chunks of the clusters of `slots` (walked by parent and
+   * child links), and lists their transactions to be asked for again.
+   * Nothing to do, and no walk, while no chunk is known (a node without
+   * cluster mempool).
+   */
+  private forgetChunks(slots: readonly number[]): void {
+    if (this.chunksKnown === 0) return;
+    const seen = new Set<number>(slots);
+    const stack = [...slots];
+    while (stack.length > 0) {
+      const slot = stack.pop()!;
+      if (this.chunkWeight[slot]! > 0) {
+        this.chunkWeight[slot] = 0;
+        this.chunksKnown--;
+        if (slot < this.lowestChange) this.lowestChange = slot;
+      }
+      this.staleChunks.add(this.ids[slot]!);
+      for (const next of [...this.parents.of(slot), ...(this.childrenOf[slot] ?? [])]) {
+        if (!seen.has(next)) {
+          seen.add(next);
+          stack.push(next);
+        }
+      }
+    }
   }
 
   private stamp(slot: number): void {
@@ -480,6 +650,10 @@ export class MempoolMirror {
     this.weight = widen(this.weight, (s) => new Int32Array(s), capacity);
     this.sigops = widen(this.sigops, (s) => new Int32Array(s), capacity);
     this.time = widen(this.time, (s) => new Float64Array(s), capacity);
+    this.chunkFee = widen(this.chunkFee, (s) => new Float64Array(s), capacity);
+    this.chunkWeight = widen(this.chunkWeight, (s) => new Int32Array(s), capacity);
+    this.named = widen(this.named, (s) => new Int32Array(s), capacity);
+    this.linkCount = widen(this.linkCount, (s) => new Int32Array(s), capacity);
     this.addedSeq = widen(this.addedSeq, (s) => new Float64Array(s), capacity);
     this.slotVersion = widen(this.slotVersion, (s) => new Float64Array(s), capacity);
     this.parents.grow(capacity);
@@ -498,13 +672,18 @@ interface ViewType<T> {
   bytes: number;
   view(buffer: ArrayBufferLike, length: number): T;
 }
-/** Whether every buffer of `snapshot` can take a snapshot of `count` transactions and `edges` links. */
-function fits(snapshot: MempoolSnapshot, count: number, edges: number): boolean {
+/** Whether every buffer of `snapshot` can take a snapshot of `count` transactions and `edges` links (and their chunks). */
+function fits(snapshot: MempoolSnapshot, count: number, edges: number, withChunks: boolean): boolean {
   const enough = (view: ArrayBufferView | undefined, bytes: number) => view !== undefined && view.buffer.byteLength - view.byteOffset >= bytes;
   const { identity } = snapshot;
   return enough(snapshot.fee, count * 8) && enough(snapshot.modifiedFee, count * 8) && enough(snapshot.vsize, count * 4) && enough(snapshot.weight, count * 4) &&
     enough(snapshot.sigops, count * 4) && enough(snapshot.parentStart, (count + 1) * 4) && enough(snapshot.parents, edges * 4) && enough(snapshot.txids, count * TXID_BYTES) &&
-    enough(identity?.slots, count * 4) && enough(identity?.versions, count * 8);
+    enough(identity?.slots, count * 4) && enough(identity?.versions, count * 8) && (!withChunks || (enough(snapshot.chunkFee, count * 8) && enough(snapshot.chunkWeight, count * 4)));
+}
+
+/** A chunk weight a node could give: a positive integer that fits the mirror's Int32 slots. */
+function isChunkWeight(weight: number | undefined): weight is number {
+  return weight !== undefined && Number.isInteger(weight) && weight > 0 && weight <= 0x7fff_ffff;
 }
 
 const f64: ViewType<Float64Array> = { bytes: 8, view: (buffer, length) => new Float64Array(buffer, 0, length) };

@@ -42,6 +42,16 @@ export interface MempoolSnapshot {
    * bytes are txids[32 * i] .. txids[32 * i + 31].
    */
   txids: Uint8Array;
+  /**
+   * Optional, from a node with a cluster mempool (Bitcoin Core 31 and later):
+   * the total modified fee, integer satoshis, of the chunk transaction i is in
+   * (getmempoolentry `fees.chunk`). Present, with chunkWeight, only when every
+   * transaction has it: the projection then fills blocks chunk by chunk, as
+   * such a node does (chunk-selection.ts).
+   */
+  chunkFee?: Float64Array;
+  /** With chunkFee: the sigop-adjusted weight of that chunk (getmempoolentry `chunkweight`), always positive. */
+  chunkWeight?: Int32Array;
   /** Optional: which transaction is which from one snapshot to the next (the mirror's snapshots have it). */
   identity?: SnapshotIdentity;
 }
@@ -79,13 +89,22 @@ export interface SnapshotEntry {
   sigops?: number;
   /** Txids (display hex) of in-mempool parents. */
   depends: readonly string[];
+  /** Integer satoshis: the total modified fee of the transaction's chunk (a cluster-mempool node's `fees.chunk`), if known. */
+  chunkFee?: number | undefined;
+  /** The sigop-adjusted weight of the transaction's chunk (`chunkweight`), if known. */
+  chunkWeight?: number | undefined;
 }
 
-/** The getrawmempool verbose / getmempoolentry fields the snapshot needs. */
+/**
+ * The getrawmempool verbose / getmempoolentry fields the snapshot needs.
+ * `chunkweight` and `fees.chunk` come from Bitcoin Core 31 and later (cluster
+ * mempool); older nodes and Knots leave them out.
+ */
 export interface RawMempoolEntry {
   vsize: number;
   weight: number;
-  fees: { base: number; modified: number };
+  fees: { base: number; modified: number; chunk?: number };
+  chunkweight?: number;
   depends: string[];
 }
 
@@ -133,6 +152,15 @@ function assertConsistentVsize(entry: SnapshotEntry, sigops: number): void {
   }
 }
 
+/**
+ * Refuses chunk data no node would send: the chunk's weight is that of at
+ * least one transaction (so a positive integer), its fee an integer amount.
+ */
+function assertValidChunk(txid: string, chunkFee: number, chunkWeight: number): void {
+  if (!Number.isSafeInteger(chunkWeight) || chunkWeight <= 0) throw new RangeError(`Transaction ${txid} has chunk weight ${chunkWeight}`);
+  if (!Number.isSafeInteger(chunkFee)) throw new RangeError(`Transaction ${txid} has chunk fee ${chunkFee}`);
+}
+
 /** Writes a display-hex txid into `target` at `offset` in internal byte order. */
 export function writeTxidBytes(txid: string, target: Uint8Array, offset: number): void {
   if (txid.length !== 2 * TXID_BYTES) throw new RangeError(`Not a txid: ${txid}`);
@@ -173,8 +201,13 @@ export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): Mempoo
     if (indexOf.has(entry.txid)) throw new RangeError(`Transaction ${entry.txid} appears twice in the snapshot`);
     indexOf.set(entry.txid, i);
   });
+  // Chunk data only when every entry has it: a projection by chunks needs every transaction's (chunk-selection.ts).
+  const chunked = count > 0 && entries.every((e) => e.chunkFee !== undefined && e.chunkWeight !== undefined);
+  const chunkFee = chunked ? new Float64Array(count) : undefined;
+  const chunkWeight = chunked ? new Int32Array(count) : undefined;
   const snapshot: MempoolSnapshot = {
     count,
+    ...(chunkFee && chunkWeight ? { chunkFee, chunkWeight } : {}),
     fee: new Float64Array(count),
     modifiedFee: new Float64Array(count),
     vsize: new Int32Array(count),
@@ -194,6 +227,11 @@ export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): Mempoo
     snapshot.weight[i] = entry.weight;
     snapshot.sigops[i] = sigops;
     writeTxidBytes(entry.txid, snapshot.txids, i * TXID_BYTES);
+    if (chunkFee && chunkWeight) {
+      assertValidChunk(entry.txid, entry.chunkFee!, entry.chunkWeight!);
+      chunkFee[i] = entry.chunkFee!;
+      chunkWeight[i] = entry.chunkWeight!;
+    }
     snapshot.parentStart[i] = edge;
     for (const parent of entry.depends) {
       const parentIndex = indexOf.get(parent);
@@ -205,7 +243,12 @@ export function encodeMempoolSnapshot(entries: readonly SnapshotEntry[]): Mempoo
   return snapshot;
 }
 
-/** The node's `getrawmempool true` answer to a snapshot, transactions in the answer's order; vsizes as reportedVsize() holds them. */
+/**
+ * The node's `getrawmempool true` answer to a snapshot, transactions in the
+ * answer's order; vsizes as reportedVsize() holds them. A cluster-mempool
+ * node's chunk fee and weight are kept (BTC amounts to satoshis as the other
+ * fees), and reach the snapshot when every entry has them.
+ */
 export function snapshotFromRawMempool(raw: Readonly<Record<string, RawMempoolEntry>>): MempoolSnapshot {
   return encodeMempoolSnapshot(
     Object.entries(raw).map(([txid, entry]) => ({
@@ -215,8 +258,19 @@ export function snapshotFromRawMempool(raw: Readonly<Record<string, RawMempoolEn
       vsize: reportedVsize(entry.vsize, entry.weight),
       weight: entry.weight,
       depends: entry.depends,
+      ...chunkOfEntry(entry),
     })),
   );
+}
+
+/**
+ * A cluster-mempool node's chunk fee (`fees.chunk`, BTC, to integer
+ * satoshis) and weight (`chunkweight`), when the entry has both; nothing
+ * from a node without them.
+ */
+export function chunkOfEntry(entry: { fees: { chunk?: number }; chunkweight?: number }): { chunkFee: number; chunkWeight: number } | undefined {
+  if (entry.fees.chunk === undefined || entry.chunkweight === undefined) return undefined;
+  return { chunkFee: btcToSats(entry.fees.chunk), chunkWeight: entry.chunkweight };
 }
 
 /** The distinct buffers behind a snapshot's arrays, for postMessage's transfer list. */
@@ -224,6 +278,7 @@ export function snapshotBuffers(snapshot: MempoolSnapshot): ArrayBuffer[] {
   return distinctTransferable([
     snapshot.fee, snapshot.modifiedFee, snapshot.vsize, snapshot.weight, snapshot.sigops,
     snapshot.parentStart, snapshot.parents, snapshot.txids, ...(snapshot.identity ? [snapshot.identity.slots, snapshot.identity.versions] : []),
+    ...(snapshot.chunkFee && snapshot.chunkWeight ? [snapshot.chunkFee, snapshot.chunkWeight] : []),
   ]);
 }
 
@@ -257,6 +312,9 @@ export function cloneSnapshot(snapshot: MempoolSnapshot, reuse?: MempoolSnapshot
     parentStart: copy(snapshot.parentStart, reuse?.parentStart, i32),
     parents: copy(snapshot.parents, reuse?.parents, i32),
     txids: copy(snapshot.txids, reuse?.txids, (buffer, length) => new Uint8Array(buffer, 0, length)),
+    ...(snapshot.chunkFee && snapshot.chunkWeight
+      ? { chunkFee: copy(snapshot.chunkFee, reuse?.chunkFee, f64), chunkWeight: copy(snapshot.chunkWeight, reuse?.chunkWeight, i32) }
+      : {}),
     ...(snapshot.identity
       ? { identity: { source: snapshot.identity.source, slots: copy(snapshot.identity.slots, reuse?.identity?.slots, i32), versions: copy(snapshot.identity.versions, reuse?.identity?.versions, f64) } }
       : {}),

@@ -1,5 +1,7 @@
 import { ArrayPool } from './array-pool.ts';
 import { MARKS_LIMIT, selectBlocks, type SelectionMarks } from './block-selection.ts';
+import { hasCompleteChunks, type ChunkedSnapshot } from './chunk-order.ts';
+import { assembleByChunks } from './chunk-selection.ts';
 import type { MempoolSnapshot } from '../mirror/mempool-snapshot.ts';
 import { RankedMempool, type RankedMempoolTuning } from './ranking/ranked-mempool.ts';
 import { collectRest } from './rest-of-mempool.ts';
@@ -56,6 +58,13 @@ export { BLOCK_FULL_ENOUGH_WEIGHT_DELTA, MAX_BLOCK_SIGOPS_COST, MAX_CONSECUTIVE_
  * (ranked-mempool.ts): a snapshot a thousand transactions away from the
  * last one is re-ranked in a few milliseconds. Per-transaction answers stay
  * in label order (BlockProjection.entryOf maps snapshot indices to them).
+ *
+ * A node with a cluster mempool (Bitcoin Core 31 and later) builds its
+ * blocks from chunks instead, and says in every mempool entry which chunk
+ * fee and weight the transaction has: a snapshot with them for every
+ * transaction is projected that way (chunk-selection.ts), one without them
+ * (Knots, Core before 31), or with some missing, as described here. The
+ * choice is made per projection, before either path starts.
  *
  * Not modelled: Knots' coin-age priority space and -blockmaxsize byte limit
  * (both off under -corepolicy=1) and locktime finality (the mempool only
@@ -136,6 +145,8 @@ export interface ProjectedBlock {
  * to hold nothing.
  */
 export interface BlockProjection {
+  /** How the blocks were filled: Core's ancestor-score packages, or a cluster-mempool node's chunks (chunk-selection.ts). */
+  ordering: 'ancestor-score' | 'chunks';
   blocks: ProjectedBlock[];
   /** Per snapshot index: its entry in the three arrays below. */
   entryOf: Int32Array;
@@ -178,10 +189,12 @@ export function createBlockAssembler(tuning?: RankedMempoolTuning): BlockAssembl
   const ranked = new RankedMempool(tuning);
   const later: Later = { restore: undefined, answers: undefined };
   const marks: SelectionMarks = { last: 0 };
+  /** The transactions of the last projection by chunks, -1 when the last one went by ancestor score: what the next answers are sized for. */
+  let chunkedCount = -1;
   const tidyUp = () => {
     later.restore?.();
     later.restore = undefined;
-    const { labels, count } = ranked.size;
+    const { labels, count } = chunkedCount >= 0 ? { labels: chunkedCount, count: chunkedCount } : ranked.size;
     if (!later.answers || later.answers.blockIndex.length < labels || later.answers.entryOf.length < count) later.answers = freshAnswers(labels + (labels >> 6) + 64, count + (count >> 6) + 64);
   };
   return {
@@ -193,7 +206,13 @@ export function createBlockAssembler(tuning?: RankedMempoolTuning): BlockAssembl
         marks.last = 0;
       }
       try {
-        return assemble(snapshot, { ...CORE_ASSEMBLER_DEFAULTS, ...options }, pool, ranked, later, marks);
+        const settings = { ...CORE_ASSEMBLER_DEFAULTS, ...options };
+        if (hasCompleteChunks(snapshot)) {
+          chunkedCount = snapshot.count;
+          return assembleChunks(snapshot, settings, pool, later);
+        }
+        chunkedCount = -1;
+        return assemble(snapshot, settings, pool, ranked, later, marks);
       } catch (error) {
         // Whatever a failure left half done (the ranking, marks in the working arrays), the next projection starts afresh.
         ranked.reset();
@@ -254,8 +273,21 @@ export function assembleBlocks(snapshot: MempoolSnapshot, options: BlockAssemble
   return createBlockAssembler().assemble(snapshot, options);
 }
 
-function assemble(snapshot: MempoolSnapshot, settings: Required<BlockAssemblerOptions>, pool: ArrayPool, ranked: RankedMempool, later: Later, marks: SelectionMarks): BlockProjection {
+function assertMaxBlocks(settings: Required<BlockAssemblerOptions>): void {
   if (!Number.isInteger(settings.maxBlocks) || settings.maxBlocks < 1 || settings.maxBlocks > 0x7fff) throw new RangeError(`maxBlocks must be an integer from 1 to 32767, got ${settings.maxBlocks}`);
+}
+
+/** The projection by chunks (chunk-selection.ts): answers per snapshot index, in arrays readied by tidyUp() if large enough. */
+function assembleChunks(snapshot: ChunkedSnapshot, settings: Required<BlockAssemblerOptions>, pool: ArrayPool, later: Later): BlockProjection {
+  assertMaxBlocks(settings);
+  const n = snapshot.count;
+  const ready = later.answers && later.answers.blockIndex.length >= n && later.answers.entryOf.length >= n ? later.answers : freshAnswers(n, n);
+  later.answers = undefined;
+  return assembleByChunks(snapshot, settings, ready, pool);
+}
+
+function assemble(snapshot: MempoolSnapshot, settings: Required<BlockAssemblerOptions>, pool: ArrayPool, ranked: RankedMempool, later: Later, marks: SelectionMarks): BlockProjection {
+  assertMaxBlocks(settings);
   if (!settings.incremental) ranked.reset();
   const graph = ranked.update(snapshot, pool);
   const selectedBlocks = settings.lastBlockCollectsRest ? settings.maxBlocks - 1 : settings.maxBlocks;
@@ -278,7 +310,7 @@ function assemble(snapshot: MempoolSnapshot, settings: Required<BlockAssemblerOp
   }
   // The ranking is kept for the next projection: as it was, not as this one left it (done by tidyUp(), or first thing next time).
   later.restore = () => selection.restore();
-  return { blocks, entryOf, ...answers, order: order.subarray(0, projected), projectedCount: projected, packagesSelected: selection.packagesSelected, descendantsUpdated: selection.descendantsUpdated };
+  return { ordering: 'ancestor-score', blocks, entryOf, ...answers, order: order.subarray(0, projected), projectedCount: projected, packagesSelected: selection.packagesSelected, descendantsUpdated: selection.descendantsUpdated };
 }
 
 /**

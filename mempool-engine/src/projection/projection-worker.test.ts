@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleBlocks } from './block-assembler.ts';
 import { cloneSnapshot, encodeMempoolSnapshot, type MempoolSnapshot } from '../mirror/mempool-snapshot.ts';
 import { createProjectionWorker } from './projection-worker.ts';
+import { chunkEntries } from '../../dev/chunked-mempool.ts';
 
 const txid = (n: number) => n.toString(16).padStart(64, '0');
 
@@ -51,6 +52,43 @@ test('a snapshot in shared memory is read in place, and comes back as itself, st
   assert.ok(shared.fee.buffer instanceof SharedArrayBuffer);
   assert.deepEqual(shared, kept);
   assert.deepEqual(projection.blocks, assembleBlocks(kept, { maxBlocks: 4 }).blocks);
+});
+
+/** chainMempool()'s transactions with a cluster-mempool node's chunks (dev/chunked-mempool.ts). */
+function chunkedChainMempool(count: number): MempoolSnapshot {
+  const plain = chainMempool(count);
+  const entries = Array.from({ length: count }, (_, i) => ({
+    txid: txid(i + 1),
+    fee: plain.fee[i]!,
+    vsize: plain.vsize[i]!,
+    weight: plain.weight[i]!,
+    depends: i % 3 === 2 ? [txid(i)] : [],
+  }));
+  return encodeMempoolSnapshot(chunkEntries(entries).entries);
+}
+
+test('chunks cross to the worker with the snapshot, transferred or shared, and it projects by them', async () => {
+  const snapshot = chunkedChainMempool(20_000);
+  const kept = cloneSnapshot(snapshot);
+  assert.ok(kept.chunkFee && kept.chunkWeight, 'a copy keeps the chunks');
+  const expected = assembleBlocks(kept, { maxBlocks: 4 });
+  assert.equal(expected.ordering, 'chunks');
+  const projection = await worker.project(snapshot);
+  assert.ok(projection);
+  assert.equal(snapshot.chunkFee!.byteLength, 0, 'the chunks were transferred, not cloned');
+  assert.deepEqual(projection.snapshot, kept, 'and handed back with the rest');
+  assert.equal(projection.ordering, 'chunks');
+  assert.deepEqual(projection.blocks, expected.blocks);
+  assert.deepEqual(projection.order, expected.order);
+  assert.deepEqual(projection.functionalRate, expected.functionalRate);
+  const recycled = cloneSnapshot(kept, projection.snapshot);
+  assert.equal(recycled.chunkWeight!.buffer, projection.snapshot.chunkWeight!.buffer, 'the next copy went into the chunk buffers handed back');
+
+  const shared = cloneSnapshot(kept, undefined, { shared: true });
+  assert.ok(shared.chunkFee!.buffer instanceof SharedArrayBuffer);
+  const fromShared = await worker.project(shared);
+  assert.equal(fromShared?.ordering, 'chunks');
+  assert.deepEqual(fromShared.blocks, expected.blocks);
 });
 
 test('one projection at a time: a newer snapshot supersedes the one waiting', async () => {
